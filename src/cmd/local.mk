@@ -1,0 +1,1 @@
+src_cvisor_SOURCES += src/cvisor.c

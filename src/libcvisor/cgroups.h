@@ -1,0 +1,61 @@
+/* One interface for every cgroup layout: unified (v2), legacy (v1) and hybrid
+ * (v1 controllers plus a cgroup2 mount at /sys/fs/cgroup/unified). Callers
+ * never look at the layout; v1/v2 differences live in cgroups-v1.c and
+ * cgroups-v2.c behind this header. */
+#ifndef CVISOR_CGROUPS_H
+#define CVISOR_CGROUPS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "oci/spec.h"
+
+enum cv_cgroup_layout {
+	CV_CGROUP_UNIFIED = 2, /* cgroup2 at /sys/fs/cgroup */
+	CV_CGROUP_LEGACY = 1,  /* v1 only */
+	CV_CGROUP_HYBRID = 3,  /* v1 controllers + cgroup2 at /sys/fs/cgroup/unified */
+};
+
+/* Detected once per process and cached. */
+int cv_cgroup_layout(enum cv_cgroup_layout *out, cv_error_t *err);
+
+struct cv_cgroup; /* opaque: the container's directories, one per hierarchy */
+
+struct cv_cgroup_config {
+	const char *id;            /* container id, used for the default path */
+	const char *cgroups_path;  /* linux.cgroupsPath; NULL/empty = default */
+	const oci_resources *resources; /* may be NULL */
+	bool systemd;              /* --systemd-cgroup */
+	bool rootless;             /* failures to create are warnings, not errors */
+};
+
+/* Creates the directories (recording which ones cvisor made) and applies the
+ * resources. On failure nothing it created is left behind. */
+int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out, cv_error_t *err);
+/* Moves pid into every directory of the container's cgroup. */
+int cv_cgroup_enter(struct cv_cgroup *cg, pid_t pid, cv_error_t *err);
+/* An O_PATH|O_DIRECTORY fd of the v2 directory for clone3(CLONE_INTO_CGROUP),
+ * or -1 when there is none (legacy layout). Owned by cg. */
+int cv_cgroup_unified_fd(struct cv_cgroup *cg);
+
+/* Persisting: the directories as "hierarchy" -> absolute path pairs (keys are
+ * controller names, "unified" for the v2 directory) and the set cvisor
+ * created, so a later command can act on and remove exactly those. */
+int cv_cgroup_save(const struct cv_cgroup *cg, oci_kv_list *paths, cv_error_t *err);
+int cv_cgroup_load(const oci_kv_list *paths, struct cv_cgroup **out, cv_error_t *err);
+
+int cv_cgroup_pids(struct cv_cgroup *cg, pid_t **pids, size_t *n, cv_error_t *err);
+/* Signals every process (cgroup.kill for SIGKILL on v2 when present). */
+int cv_cgroup_kill(struct cv_cgroup *cg, int signal, cv_error_t *err);
+int cv_cgroup_freeze(struct cv_cgroup *cg, bool freeze, cv_error_t *err);
+int cv_cgroup_frozen(struct cv_cgroup *cg, bool *frozen, cv_error_t *err);
+int cv_cgroup_update(struct cv_cgroup *cg, const oci_resources *resources, cv_error_t *err);
+/* Removes the directories cvisor created, waiting (bounded) for them to empty. */
+int cv_cgroup_destroy(struct cv_cgroup *cg, cv_error_t *err);
+void cv_cgroup_free(struct cv_cgroup *cg);
+
+static inline void cv_cgroup_freep(struct cv_cgroup **c) { cv_cgroup_free(*c); }
+#define cleanup_cgroup __attribute__((cleanup(cv_cgroup_freep)))
+
+#endif
