@@ -1,0 +1,22 @@
+/* The only two ways the runtime opens paths it does not fully trust:
+ * inside a container rootfs (never escaping it through symlinks or "..")
+ * and inside procfs/sysfs (verified to really be procfs/sysfs, so a
+ * container cannot redirect the runtime's writes: CVE-2025-52881 class). */
+#ifndef CVISOR_SAFE_PATH_H
+#define CVISOR_SAFE_PATH_H
+
+#include <sys/types.h>
+
+#include "error.h"
+
+/* openat2(rootfd, path, RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS) with a
+ * fallback fd walk on kernels without openat2. O_CLOEXEC is always added. */
+int cv_open_in_root(int rootfd, const char *path, int flags, mode_t mode, cv_error_t *err);
+/* Opens /proc/<subpath> (e.g. "self/oom_score_adj", "sys/net/ipv4/ip_forward"),
+ * checking the result is on procfs (fstatfs PROC_SUPER_MAGIC) and was reached
+ * without crossing a mount or symlink. Returns an fd (O_CLOEXEC) or < 0. */
+int cv_procfs_open(const char *subpath, int flags, cv_error_t *err);
+/* Writes the whole buffer to /proc/<subpath> through cv_procfs_open. */
+int cv_procfs_write(const char *subpath, const char *data, size_t len, cv_error_t *err);
+
+#endif

@@ -1,0 +1,27 @@
+/* OCI seccomp profile -> BPF filter. Compiled in the runtime before the
+ * container process is cloned (so errors reach the caller early and the
+ * work is done once), loaded by the container process right before execve. */
+#ifndef CVISOR_SECCOMP_H
+#define CVISOR_SECCOMP_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "oci/spec.h"
+
+struct cv_seccomp; /* a compiled filter plus its load flags */
+
+int cv_seccomp_compile(const oci_seccomp *profile, struct cv_seccomp **out, cv_error_t *err);
+/* True when the profile uses SCMP_ACT_NOTIFY: load returns a listener fd. */
+bool cv_seccomp_has_notify(const struct cv_seccomp *f);
+/* Installs the filter in the calling process (async-signal-safe enough to run
+ * in the cloned child: no allocation). *notify_fd receives the listener fd or
+ * -1. */
+int cv_seccomp_load(const struct cv_seccomp *f, int *notify_fd, cv_error_t *err);
+/* Sends the listener fd with the container state and listenerMetadata to the
+ * agent socket at listener_path, in runc's seccomp agent format. */
+int cv_seccomp_send_listener(const char *listener_path, int notify_fd, const char *state_json,
+			     const char *metadata, cv_error_t *err);
+void cv_seccomp_free(struct cv_seccomp *f);
+
+#endif
