@@ -25,6 +25,12 @@ struct cv_store_entry {
 	int dirfd;    /* O_PATH|O_DIRECTORY of <root>/<id> */
 	int lockfd;   /* flock(LOCK_EX) held while the entry is open */
 };
+/* The lock lives on lockfd's open file description: a process cloned
+ * without CLONE_FILES (e.g. the container init before execve) shares it
+ * until it closes its copy or execs (O_CLOEXEC), so close lockfd in such a
+ * child first or later commands on the container wait for it. Ids longer
+ * than NAME_MAX (255) pass cv_store_validate_id but cv_store_create refuses
+ * them with ENAMETOOLONG (they cannot name a directory). */
 
 /* Creates <root>/<id> (root made 0700 if missing), takes its lock. Fails with
  * EEXIST and `container "ID" already exists` when it exists. */
