@@ -1,0 +1,168 @@
+/* Public API entry points of the container lifecycle. Each verb loads the
+ * container record, checks the live status, and calls the module doing the
+ * work (create.c, exec.c, cgroups, hooks). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "cvisor.h"
+#include "status.h"
+
+const char *cvisor_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
+int cvisor_state_json(const struct cvisor_context *ctx, const char *id, char **json,
+		      cvisor_error **err)
+{
+	cleanup_container struct cv_container *c = NULL;
+	const char *status;
+	size_t len;
+	int r;
+
+	r = cv_container_load(ctx, id, &c, err);
+	if (r < 0)
+		return r;
+	r = cv_container_status(c, &status, err);
+	if (r < 0)
+		return r;
+	char *dup = strdup(status);
+	if (!dup)
+		return cv_error(err, ENOMEM, "state");
+	free(c->state->status);
+	c->state->status = dup;
+	if (strcmp(status, "stopped") == 0)
+		c->state->pid = 0;
+	return oci_state_emit_public(c->state, true, json, &len, err);
+}
+
+void cvisor_container_info_free(struct cvisor_container_info *v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].id);
+		free(v[i].status);
+		free(v[i].bundle);
+		free(v[i].created);
+		free(v[i].owner);
+	}
+	free(v);
+}
+
+static char *dup_or_empty(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+int cvisor_list(const struct cvisor_context *ctx, struct cvisor_container_info **out, size_t *n,
+		cvisor_error **err)
+{
+	cleanup_free char *root = NULL;
+	char **ids = NULL;
+	size_t nids = 0, count = 0;
+	struct cvisor_container_info *v = NULL;
+	int r;
+
+	r = cv_context_root(ctx, &root, err);
+	if (r < 0)
+		return r;
+	r = cv_store_list(root, &ids, &nids, err);
+	if (r < 0)
+		return r;
+	v = calloc(nids ? nids : 1, sizeof(*v));
+	if (!v) {
+		r = cv_error(err, ENOMEM, "list");
+		goto out;
+	}
+	for (size_t i = 0; i < nids; i++) {
+		cleanup_container struct cv_container *c = NULL;
+		cleanup_error cv_error_t e = NULL;
+		const char *status;
+
+		/* A container deleted meanwhile, or one whose record cannot be
+		 * read, is skipped as runc does: it is not listable. */
+		if (cv_container_load(ctx, ids[i], &c, &e) < 0)
+			continue;
+		if (cv_container_status(c, &status, &e) < 0)
+			status = c->state->status ? c->state->status : "unknown";
+		struct cvisor_container_info *ci = &v[count];
+		ci->id = strdup(ids[i]);
+		ci->pid = strcmp(status, "stopped") == 0 ? 0 : c->state->pid;
+		ci->status = strdup(status);
+		ci->bundle = dup_or_empty(c->state->bundle);
+		ci->created = dup_or_empty(c->state->created);
+		ci->owner = dup_or_empty(c->state->owner);
+		count++;
+		if (!ci->id || !ci->status || !ci->bundle || !ci->created || !ci->owner) {
+			r = cv_error(err, ENOMEM, "list");
+			goto out;
+		}
+	}
+	*out = steal_pointer(&v);
+	*n = count;
+	r = 0;
+out:
+	cvisor_container_info_free(v, count);
+	for (size_t i = 0; i < nids; i++)
+		free(ids[i]);
+	free(ids);
+	return r;
+}
+
+#define NOT_YET(verb) cv_error(err, ENOSYS, "%s: not implemented yet", verb)
+
+int cvisor_create(const struct cvisor_context *ctx, const char *id,
+		  const struct cvisor_create_options *opts, cvisor_error **err)
+{
+	return NOT_YET("create");
+}
+
+int cvisor_start(const struct cvisor_context *ctx, const char *id, cvisor_error **err)
+{
+	return NOT_YET("start");
+}
+
+int cvisor_run(const struct cvisor_context *ctx, const char *id,
+	       const struct cvisor_create_options *opts, bool detach, int *exit_status,
+	       cvisor_error **err)
+{
+	return NOT_YET("run");
+}
+
+int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal, bool all,
+		cvisor_error **err)
+{
+	return NOT_YET("kill");
+}
+
+int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force, cvisor_error **err)
+{
+	return NOT_YET("delete");
+}
+
+int cvisor_exec(const struct cvisor_context *ctx, const char *id,
+		const struct cvisor_exec_options *opts, int *exit_status, cvisor_error **err)
+{
+	return NOT_YET("exec");
+}
+
+int cvisor_pause(const struct cvisor_context *ctx, const char *id, cvisor_error **err)
+{
+	return NOT_YET("pause");
+}
+
+int cvisor_resume(const struct cvisor_context *ctx, const char *id, cvisor_error **err)
+{
+	return NOT_YET("resume");
+}
+
+int cvisor_pids(const struct cvisor_context *ctx, const char *id, pid_t **pids, size_t *n,
+		cvisor_error **err)
+{
+	return NOT_YET("pids");
+}
