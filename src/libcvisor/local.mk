@@ -8,3 +8,5 @@ libcvisor_core_la_SOURCES += src/libcvisor/state-store.c src/libcvisor/state-sto
 libcvisor_core_la_SOURCES += \
 	src/libcvisor/container.c \
 	src/libcvisor/status.c src/libcvisor/status.h
+libcvisor_core_la_SOURCES += src/libcvisor/seccomp.c src/libcvisor/seccomp.h src/libcvisor/seccomp-internal.h \
+	src/libcvisor/seccomp-notify.c

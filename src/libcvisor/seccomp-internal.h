@@ -1,0 +1,28 @@
+/* Internals of the seccomp module shared between its files and unit tests. */
+#ifndef CVISOR_SECCOMP_INTERNAL_H
+#define CVISOR_SECCOMP_INTERNAL_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "oci/spec.h"
+
+struct cv_seccomp {
+	unsigned int flags;        /* seccomp(2) SECCOMP_SET_MODE_FILTER flags */
+	bool has_notify;
+	struct sock_filter *insns; /* the program, ready for seccomp(2) */
+	size_t len;                /* instructions */
+};
+
+/* Name -> value maps; -1 when NAME is unknown. */
+int cv_seccomp_arch_from_name(const char *name, uint32_t *arch);
+int cv_seccomp_flag_from_name(const char *name, unsigned long *flag);
+int cv_seccomp_op_from_name(const char *name, int *op);
+/* FIELD names the JSON path in error messages. */
+int cv_seccomp_action_from_name(const char *name, const oci_opt_u32 *errno_ret, uint32_t *action,
+				const char *field, cv_error_t *err);
+
+#endif

@@ -1,0 +1,403 @@
+/* OCI seccomp profile -> classic BPF program.
+ *
+ * libseccomp does the translation; the program is then exported once into
+ * memory so the container process only has to call seccomp(2) on a ready
+ * buffer right before execve (no allocation, no libseccomp in the child). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#define CV_WANT_LIBSECCOMP 1
+#include <seccomp.h> /* libseccomp, see seccomp.h */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "seccomp.h"
+#include "seccomp-internal.h"
+
+#ifndef SECCOMP_FILTER_FLAG_LOG
+#define SECCOMP_FILTER_FLAG_LOG (1UL << 1)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_SPEC_ALLOW
+#define SECCOMP_FILTER_FLAG_SPEC_ALLOW (1UL << 2)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_TSYNC_ESRCH
+#define SECCOMP_FILTER_FLAG_TSYNC_ESRCH (1UL << 4)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+#define FIELD "linux.seccomp"
+
+static void scmp_ctx_releasep(scmp_filter_ctx *ctx)
+{
+	if (*ctx)
+		seccomp_release(*ctx);
+}
+#define cleanup_scmp __attribute__((cleanup(scmp_ctx_releasep)))
+
+static const struct {
+	const char *name;
+	uint32_t arch;
+} arch_table[] = {
+	{ "SCMP_ARCH_X86", SCMP_ARCH_X86 },
+	{ "SCMP_ARCH_X86_64", SCMP_ARCH_X86_64 },
+	{ "SCMP_ARCH_X32", SCMP_ARCH_X32 },
+	{ "SCMP_ARCH_ARM", SCMP_ARCH_ARM },
+	{ "SCMP_ARCH_AARCH64", SCMP_ARCH_AARCH64 },
+	{ "SCMP_ARCH_MIPS", SCMP_ARCH_MIPS },
+	{ "SCMP_ARCH_MIPS64", SCMP_ARCH_MIPS64 },
+	{ "SCMP_ARCH_MIPS64N32", SCMP_ARCH_MIPS64N32 },
+	{ "SCMP_ARCH_MIPSEL", SCMP_ARCH_MIPSEL },
+	{ "SCMP_ARCH_MIPSEL64", SCMP_ARCH_MIPSEL64 },
+	{ "SCMP_ARCH_MIPSEL64N32", SCMP_ARCH_MIPSEL64N32 },
+	{ "SCMP_ARCH_PPC", SCMP_ARCH_PPC },
+	{ "SCMP_ARCH_PPC64", SCMP_ARCH_PPC64 },
+	{ "SCMP_ARCH_PPC64LE", SCMP_ARCH_PPC64LE },
+	{ "SCMP_ARCH_S390", SCMP_ARCH_S390 },
+	{ "SCMP_ARCH_S390X", SCMP_ARCH_S390X },
+	{ "SCMP_ARCH_PARISC", SCMP_ARCH_PARISC },
+	{ "SCMP_ARCH_PARISC64", SCMP_ARCH_PARISC64 },
+	{ "SCMP_ARCH_RISCV64", SCMP_ARCH_RISCV64 },
+};
+
+static const struct {
+	const char *name;
+	unsigned long flag;
+} flag_table[] = {
+	{ "SECCOMP_FILTER_FLAG_TSYNC", SECCOMP_FILTER_FLAG_TSYNC },
+	{ "SECCOMP_FILTER_FLAG_LOG", SECCOMP_FILTER_FLAG_LOG },
+	{ "SECCOMP_FILTER_FLAG_SPEC_ALLOW", SECCOMP_FILTER_FLAG_SPEC_ALLOW },
+	{ "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV },
+};
+
+static const struct {
+	const char *name;
+	enum scmp_compare op;
+} op_table[] = {
+	{ "SCMP_CMP_NE", SCMP_CMP_NE },
+	{ "SCMP_CMP_LT", SCMP_CMP_LT },
+	{ "SCMP_CMP_LE", SCMP_CMP_LE },
+	{ "SCMP_CMP_EQ", SCMP_CMP_EQ },
+	{ "SCMP_CMP_GE", SCMP_CMP_GE },
+	{ "SCMP_CMP_GT", SCMP_CMP_GT },
+	{ "SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ },
+};
+
+static long sys_seccomp(unsigned int op, unsigned int flags, void *args)
+{
+	return syscall(SYS_seccomp, op, flags, args);
+}
+
+int cv_seccomp_arch_from_name(const char *name, uint32_t *arch)
+{
+	for (size_t i = 0; i < sizeof(arch_table) / sizeof(arch_table[0]); i++)
+		if (strcmp(arch_table[i].name, name) == 0) {
+			*arch = arch_table[i].arch;
+			return 0;
+		}
+	return -1;
+}
+
+int cv_seccomp_flag_from_name(const char *name, unsigned long *flag)
+{
+	for (size_t i = 0; i < sizeof(flag_table) / sizeof(flag_table[0]); i++)
+		if (strcmp(flag_table[i].name, name) == 0) {
+			*flag = flag_table[i].flag;
+			return 0;
+		}
+	return -1;
+}
+
+int cv_seccomp_op_from_name(const char *name, int *op)
+{
+	for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++)
+		if (strcmp(op_table[i].name, name) == 0) {
+			*op = op_table[i].op;
+			return 0;
+		}
+	return -1;
+}
+
+/* errno_ret only matters for ERRNO (the errno) and TRACE (the value the
+ * tracer sees); elsewhere it is an error, as with runc. */
+int cv_seccomp_action_from_name(const char *name, const oci_opt_u32 *errno_ret, uint32_t *action,
+				const char *field, cv_error_t *err)
+{
+	uint32_t ret = errno_ret && errno_ret->set ? errno_ret->v : EPERM;
+	bool takes_ret = false;
+
+	if (name == NULL)
+		return cv_error(err, 0, "%s: missing action", field);
+	if (strcmp(name, "SCMP_ACT_KILL") == 0 || strcmp(name, "SCMP_ACT_KILL_THREAD") == 0)
+		*action = SCMP_ACT_KILL_THREAD;
+	else if (strcmp(name, "SCMP_ACT_KILL_PROCESS") == 0)
+		*action = SCMP_ACT_KILL_PROCESS;
+	else if (strcmp(name, "SCMP_ACT_TRAP") == 0)
+		*action = SCMP_ACT_TRAP;
+	else if (strcmp(name, "SCMP_ACT_ERRNO") == 0) {
+		*action = SCMP_ACT_ERRNO(ret);
+		takes_ret = true;
+	} else if (strcmp(name, "SCMP_ACT_TRACE") == 0) {
+		*action = SCMP_ACT_TRACE(ret);
+		takes_ret = true;
+	} else if (strcmp(name, "SCMP_ACT_ALLOW") == 0)
+		*action = SCMP_ACT_ALLOW;
+	else if (strcmp(name, "SCMP_ACT_LOG") == 0)
+		*action = SCMP_ACT_LOG;
+	else if (strcmp(name, "SCMP_ACT_NOTIFY") == 0)
+		*action = SCMP_ACT_NOTIFY;
+	else
+		return cv_error(err, 0, "%s: unknown action \"%s\"", field, name);
+	if (errno_ret && errno_ret->set && !takes_ret)
+		return cv_error(err, 0, "%s: errnoRet is only valid with SCMP_ACT_ERRNO and SCMP_ACT_TRACE, not %s",
+				field, name);
+	if (takes_ret && ret > 0xffff)
+		return cv_error(err, 0, "%s: errnoRet %" PRIu32 " out of range (0-65535)", field, ret);
+	return 0;
+}
+
+static int add_rule(scmp_filter_ctx ctx, const oci_seccomp_syscall *sc, size_t idx, const char *name,
+		    int nr, uint32_t action, const struct scmp_arg_cmp *cmps, cv_error_t *err)
+{
+	int ret;
+	unsigned int counts[6] = { 0 };
+	bool split = false;
+
+	for (size_t i = 0; i < sc->args_len; i++)
+		if (++counts[sc->args[i].index] > 1)
+			split = true;
+
+	if (!split) {
+		ret = seccomp_rule_add_array(ctx, action, nr, sc->args_len, cmps);
+		if (ret < 0)
+			return cv_error(err, -ret, FIELD ".syscalls[%zu]: add rule for `%s`", idx, name);
+		return 0;
+	}
+	/* libseccomp cannot AND two comparisons on one argument: like runc,
+	 * fall back to one rule per comparison (ORed). */
+	for (size_t i = 0; i < sc->args_len; i++) {
+		ret = seccomp_rule_add_array(ctx, action, nr, 1, &cmps[i]);
+		if (ret < 0)
+			return cv_error(err, -ret, FIELD ".syscalls[%zu]: add rule for `%s`", idx, name);
+	}
+	return 0;
+}
+
+static int add_syscalls(scmp_filter_ctx ctx, const oci_seccomp *p, uint32_t default_action, bool *has_notify,
+			cv_error_t *err)
+{
+	for (size_t i = 0; i < p->syscalls_len; i++) {
+		const oci_seccomp_syscall *sc = &p->syscalls[i];
+		struct scmp_arg_cmp cmps[sc->args_len ? sc->args_len : 1];
+		char field[64];
+		uint32_t action;
+		int ret;
+
+		snprintf(field, sizeof(field), FIELD ".syscalls[%zu].action", i);
+		ret = cv_seccomp_action_from_name(sc->action, &sc->errno_ret, &action, field, err);
+		if (ret < 0)
+			return ret;
+		if (sc->args_len > 6)
+			return cv_error(err, 0, FIELD ".syscalls[%zu].args: %zu conditions, at most 6", i, sc->args_len);
+		for (size_t j = 0; j < sc->args_len; j++) {
+			const oci_seccomp_arg *a = &sc->args[j];
+			int op;
+
+			if (a->index > 5)
+				return cv_error(err, 0, FIELD ".syscalls[%zu].args[%zu].index: %" PRIu32 " out of range (0-5)",
+						i, j, a->index);
+			if (a->op == NULL || cv_seccomp_op_from_name(a->op, &op) < 0)
+				return cv_error(err, 0, FIELD ".syscalls[%zu].args[%zu].op: unknown operator \"%s\"", i, j,
+						a->op ? a->op : "");
+			cmps[j] = (struct scmp_arg_cmp){ .arg = a->index, .op = op, .datum_a = a->value,
+							 .datum_b = a->value_two.set ? a->value_two.v : 0 };
+		}
+		if (action == default_action) {
+			cv_debug("seccomp: %s: action equals the default action, skipped", field);
+			continue;
+		}
+		if (action == SCMP_ACT_NOTIFY)
+			*has_notify = true;
+		for (size_t n = 0; n < sc->names.len; n++) {
+			const char *name = sc->names.v[n];
+			int nr = seccomp_syscall_resolve_name(name);
+
+			if (nr == __NR_SCMP_ERROR) {
+				cv_debug("seccomp: unknown syscall `%s`, skipped", name);
+				continue;
+			}
+			ret = add_rule(ctx, sc, i, name, nr, action, cmps, err);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* seccomp(SECCOMP_SET_MODE_FILTER, flag, NULL) fails with EFAULT when the
+ * kernel knows the flag (it got as far as reading the program), EINVAL when
+ * it does not. */
+static bool kernel_has_flag(unsigned long flag)
+{
+	return sys_seccomp(SECCOMP_SET_MODE_FILTER, flag, NULL) < 0 && errno == EFAULT;
+}
+
+static int parse_flags(const oci_seccomp *p, unsigned int *flags, cv_error_t *err)
+{
+	*flags = 0;
+	for (size_t i = 0; i < p->flags.len; i++) {
+		unsigned long f;
+
+		if (cv_seccomp_flag_from_name(p->flags.v[i], &f) < 0)
+			return cv_error(err, 0, FIELD ".flags[%zu]: unknown flag \"%s\"", i, p->flags.v[i]);
+		if (!kernel_has_flag(f))
+			return cv_error(err, EINVAL, FIELD ".flags[%zu]: %s is not supported by the running kernel", i,
+					p->flags.v[i]);
+		*flags |= f;
+	}
+	return 0;
+}
+
+/* Exports the compiled program into a memfd and reads it back: libseccomp
+ * 2.5 has no in-memory export. */
+static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **out, size_t *len, cv_error_t *err)
+{
+	cleanup_close int fd = memfd_create("cvisor-seccomp", MFD_CLOEXEC);
+	cleanup_free struct sock_filter *buf = NULL;
+	struct stat st;
+	int ret;
+
+	if (fd < 0)
+		return cv_error_errno(err, "memfd_create");
+	ret = seccomp_export_bpf(ctx, fd);
+	if (ret < 0)
+		return cv_error(err, -ret, "seccomp_export_bpf");
+	if (fstat(fd, &st) < 0)
+		return cv_error_errno(err, "fstat seccomp memfd");
+	if (st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0 ||
+	    st.st_size / sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return cv_error(err, EINVAL, "seccomp filter has an invalid size %jd bytes (at most %d instructions)",
+				(intmax_t)st.st_size, BPF_MAXINSNS);
+	buf = malloc(st.st_size);
+	if (buf == NULL)
+		return cv_error(err, ENOMEM, "allocate seccomp filter");
+	for (off_t off = 0; off < st.st_size;) {
+		ssize_t r = pread(fd, (char *)buf + off, st.st_size - off, off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return cv_error(err, r < 0 ? errno : EIO, "read seccomp memfd");
+		off += r;
+	}
+	*len = st.st_size / sizeof(struct sock_filter);
+	*out = steal_pointer(&buf);
+	return 0;
+}
+
+int cv_seccomp_compile(const oci_seccomp *p, struct cv_seccomp **out, cv_error_t *err)
+{
+	cleanup_scmp scmp_filter_ctx ctx = NULL;
+	cleanup_free struct cv_seccomp *f = NULL;
+	uint32_t default_action;
+	bool has_notify = false;
+	int ret;
+
+	*out = NULL;
+	if (p == NULL)
+		return 0;
+
+	ret = cv_seccomp_action_from_name(p->default_action, &p->default_errno_ret, &default_action,
+					  FIELD ".defaultAction", err);
+	if (ret < 0)
+		return ret;
+	if (default_action == SCMP_ACT_NOTIFY)
+		return cv_error(err, 0, FIELD ".defaultAction: SCMP_ACT_NOTIFY cannot be the default action");
+
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return cv_error(err, ENOMEM, "allocate seccomp filter");
+	ret = parse_flags(p, &f->flags, err);
+	if (ret < 0)
+		return ret;
+
+	ctx = seccomp_init(default_action);
+	if (ctx == NULL)
+		return cv_error(err, EINVAL, FIELD ": seccomp_init failed");
+	for (size_t i = 0; i < p->architectures.len; i++) {
+		uint32_t arch;
+
+		if (cv_seccomp_arch_from_name(p->architectures.v[i], &arch) < 0)
+			return cv_error(err, 0, FIELD ".architectures[%zu]: unknown architecture \"%s\"", i,
+					p->architectures.v[i]);
+		ret = seccomp_arch_add(ctx, arch);
+		if (ret < 0 && ret != -EEXIST)
+			return cv_error(err, -ret, FIELD ".architectures[%zu]: add %s", i, p->architectures.v[i]);
+	}
+
+	ret = add_syscalls(ctx, p, default_action, &has_notify, err);
+	if (ret < 0)
+		return ret;
+
+	ret = export_bpf(ctx, &f->insns, &f->len, err);
+	if (ret < 0)
+		return cv_error_prefix(err, FIELD);
+	f->has_notify = has_notify;
+	if (has_notify) {
+		f->flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
+		/* TSYNC and NEW_LISTENER together need TSYNC_ESRCH (5.7+). */
+		if (f->flags & SECCOMP_FILTER_FLAG_TSYNC)
+			f->flags |= SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
+	}
+	*out = steal_pointer(&f);
+	return 0;
+}
+
+bool cv_seccomp_has_notify(const struct cv_seccomp *f)
+{
+	return f && f->has_notify;
+}
+
+int cv_seccomp_load(const struct cv_seccomp *f, int *notify_fd, cv_error_t *err)
+{
+	struct sock_fprog prog;
+	long ret;
+
+	if (notify_fd)
+		*notify_fd = -1;
+	if (f == NULL)
+		return 0;
+	prog.len = (unsigned short)f->len;
+	prog.filter = f->insns;
+	ret = sys_seccomp(SECCOMP_SET_MODE_FILTER, f->flags, &prog);
+	if (ret < 0)
+		return cv_error_errno(err, "load seccomp filter (%zu instructions)", f->len);
+	if (f->has_notify) {
+		if (notify_fd)
+			*notify_fd = (int)ret;
+		else
+			(void)close((int)ret); /* caller does not want the listener */
+	}
+	return 0;
+}
+
+void cv_seccomp_free(struct cv_seccomp *f)
+{
+	if (f == NULL)
+		return;
+	free(f->insns);
+	free(f);
+}
