@@ -1,1 +1,300 @@
-int main(void) { return 0; }
+/* cvisor: main. Parses the global flags (runc's), routes library diagnostics
+ * to stderr or --log, dispatches to src/cmd/<verb>.c, and is the one place
+ * that prints errors. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libmount.h>
+#define CV_WANT_LIBSECCOMP /* libseccomp itself: see src/libcvisor/seccomp.h */
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <time.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_version.h>
+
+#include "cleanup.h"
+#include "cmd/cmd.h"
+#include "log.h"
+#include "oci/spec.h"
+
+static const struct {
+	const char *name;
+	cv_cmd_fn *fn;
+	const char *summary;
+} verbs[] = {
+	{ "create", cmd_create, "create a container (its process waits for start)" },
+	{ "start", cmd_start, "start the user program of a created container" },
+	{ "run", cmd_run, "create and start a container" },
+	{ "state", cmd_state, "print the state of a container as JSON" },
+	{ "kill", cmd_kill, "send a signal to the container's init process" },
+	{ "delete", cmd_delete, "delete a container and what it holds" },
+	{ "exec", cmd_exec, "run a new process inside a container" },
+	{ "ps", cmd_ps, "list the processes of a container" },
+	{ "list", cmd_list, "list containers" },
+	{ "pause", cmd_pause, "freeze every process of a container" },
+	{ "resume", cmd_resume, "thaw a paused container" },
+	{ "update", cmd_update, "update a container's resource limits (not implemented yet)" },
+	{ "events", cmd_events, "show container events and statistics (not implemented yet)" },
+	{ "spec", cmd_spec, "write a default config.json" },
+};
+
+static const char main_help[] =
+	"Usage: cvisor [global flags] COMMAND [flags] [arguments]\n"
+	"\n"
+	"cvisor runs containers from OCI bundles, with runc's command line.\n"
+	"\n"
+	"Global flags:\n"
+	"  --root DIR            state directory (default /run/cvisor, or $XDG_RUNTIME_DIR/cvisor when not root)\n"
+	"  --log FILE            also write log lines and errors to FILE\n"
+	"  --log-format FORMAT   text (default) or json\n"
+	"  --debug               log debug lines\n"
+	"  --systemd-cgroup      cgroupsPath is slice:prefix:name for systemd\n"
+	"  --rootless VALUE      true, false or auto (default auto)\n"
+	"  --criu PATH           accepted for compatibility; no effect (checkpoint is not supported)\n"
+	"  -v, --version         print versions and exit\n"
+	"  -h, --help            print this help and exit\n"
+	"\n"
+	"Commands:\n";
+
+struct log_out {
+	FILE *file;
+	bool json;
+	bool to_stderr; /* warnings/debug go to stderr when there is no --log */
+};
+
+static const char *level_name(enum cv_log_level l)
+{
+	switch (l) {
+	case CV_LOG_ERROR: return "error";
+	case CV_LOG_WARNING: return "warning";
+	case CV_LOG_INFO: return "info";
+	default: return "debug";
+	}
+}
+
+/* RFC 3339 in UTC with nanoseconds. */
+static void now_rfc3339(char *buf, size_t size)
+{
+	struct timespec ts;
+	struct tm tm;
+	char base[32];
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 || !gmtime_r(&ts.tv_sec, &tm) ||
+	    !strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm)) {
+		snprintf(buf, size, "1970-01-01T00:00:00Z");
+		return;
+	}
+	snprintf(buf, size, "%s.%09ldZ", base, ts.tv_nsec);
+}
+
+static void gen_str(yajl_gen g, const char *s)
+{
+	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+
+/* One line: {"level":"error","msg":"...","time":"..."} or logrus-style text. */
+static void write_log_line(FILE *f, bool json, enum cv_log_level level, const char *msg)
+{
+	char ts[64];
+	now_rfc3339(ts, sizeof(ts));
+	if (json) {
+		yajl_gen g = yajl_gen_alloc(NULL);
+		const unsigned char *buf;
+		size_t len;
+		if (!g)
+			return;
+		yajl_gen_map_open(g);
+		gen_str(g, "level");
+		gen_str(g, level_name(level));
+		gen_str(g, "msg");
+		gen_str(g, msg);
+		gen_str(g, "time");
+		gen_str(g, ts);
+		yajl_gen_map_close(g);
+		if (yajl_gen_get_buf(g, &buf, &len) == yajl_gen_status_ok)
+			fprintf(f, "%.*s\n", (int)len, buf);
+		yajl_gen_free(g);
+	} else {
+		fprintf(f, "time=\"%s\" level=%s msg=\"", ts, level_name(level));
+		for (const char *p = msg; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				fputc('\\', f);
+			if (*p == '\n')
+				fputs("\\n", f);
+			else
+				fputc(*p, f);
+		}
+		fputs("\"\n", f);
+	}
+	fflush(f);
+}
+
+static void log_sink(enum cv_log_level level, const char *msg, void *data)
+{
+	struct log_out *o = data;
+	if (o->file)
+		write_log_line(o->file, o->json, level, msg);
+	else if (o->to_stderr)
+		fprintf(stderr, "cvisor: %s: %s\n", level_name(level), msg);
+}
+
+static void print_version(void)
+{
+	const char *mnt = NULL;
+	const struct scmp_version *sv = seccomp_version();
+	int y = yajl_version();
+
+	(void)mnt_get_library_version(&mnt); /* only for display */
+	printf("cvisor version %s\n", PACKAGE_VERSION);
+	printf("spec: %s\n", OCI_VERSION);
+	printf("yajl: %d.%d.%d\n", y / 10000, y / 100 % 100, y % 100);
+	if (sv)
+		printf("libseccomp: %u.%u.%u\n", sv->major, sv->minor, sv->micro);
+	printf("libcap: %s\n", CV_LIBCAP_VERSION);
+	printf("libmount: %s\n", mnt ? mnt : "unknown");
+}
+
+static void print_help(void)
+{
+	fputs(main_help, stdout);
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		printf("  %-10s %s\n", verbs[i].name, verbs[i].summary);
+	puts("\nRun `cvisor COMMAND --help` for the flags of a command.");
+}
+
+enum { OPT_ROOT = CLI_LONG_ONLY, OPT_LOG, OPT_LOG_FORMAT, OPT_DEBUG, OPT_SYSTEMD, OPT_ROOTLESS, OPT_CRIU };
+
+static const struct option global_opts[] = {
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
+	{ "debug", no_argument, NULL, OPT_DEBUG },
+	{ "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD },
+	{ "rootless", required_argument, NULL, OPT_ROOTLESS },
+	{ "criu", required_argument, NULL, OPT_CRIU },
+	{ "version", no_argument, NULL, 'v' },
+	CLI_HELP_OPTION,
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_globals(struct cv_cli *cli, int argc, char **argv, bool *exit_now, cv_error_t *err)
+{
+	const char *format = "text";
+	int c;
+
+	while ((c = cli_getopt(argc, argv, "+:vh", global_opts)) != -1) {
+		switch (c) {
+		case OPT_ROOT:
+			cli->ctx.state_root = optarg;
+			break;
+		case OPT_LOG:
+			cli->log_path = optarg;
+			break;
+		case OPT_LOG_FORMAT:
+			format = optarg;
+			break;
+		case OPT_DEBUG:
+			cli->debug = true;
+			break;
+		case OPT_SYSTEMD:
+			cli->ctx.systemd_cgroup = true;
+			break;
+		case OPT_ROOTLESS:
+			if (strcmp(optarg, "true") == 0)
+				cli->ctx.rootless = 1;
+			else if (strcmp(optarg, "false") == 0)
+				cli->ctx.rootless = 0;
+			else if (strcmp(optarg, "auto") == 0)
+				cli->ctx.rootless = -1;
+			else
+				return cli_usage(cli, err, "--rootless: invalid value \"%s\" (expected true, false or auto)",
+						 optarg);
+			break;
+		case OPT_CRIU:
+			cli->criu = optarg;
+			break;
+		case 'v':
+			print_version();
+			*exit_now = true;
+			return 0;
+		case 'h':
+			print_help();
+			*exit_now = true;
+			return 0;
+		default:
+			return cli_option_error(cli, c, argv, main_help, err);
+		}
+	}
+	if (strcmp(format, "json") == 0)
+		cli->log_json = true;
+	else if (strcmp(format, "text") != 0)
+		return cli_usage(cli, err, "--log-format: invalid value \"%s\" (expected text or json)", format);
+	if (cli->ctx.state_root && !*cli->ctx.state_root)
+		return cli_usage(cli, err, "--root: must not be empty");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cv_cli cli = { .ctx = { .struct_size = sizeof(struct cvisor_context), .rootless = -1 } };
+	struct log_out out = { .to_stderr = true };
+	cleanup_error cv_error_t err = NULL;
+	bool exit_now = false;
+	int status = 1;
+
+	cv_log_set_sink(log_sink, &out, CV_LOG_WARNING);
+	if (parse_globals(&cli, argc, argv, &exit_now, &err) < 0)
+		goto fail;
+	if (exit_now)
+		return 0;
+	if (cli.log_path) {
+		int fd = open(cli.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+		if (fd < 0 || !(out.file = fdopen(fd, "a"))) {
+			cv_error_errno(&err, "open log file `%s`", cli.log_path);
+			cv_closep(&fd);
+			goto fail;
+		}
+	}
+	out.json = cli.log_json;
+	cv_log_set_sink(log_sink, &out, cli.debug ? CV_LOG_DEBUG : CV_LOG_WARNING);
+	if (cli.criu)
+		cv_debug("--criu %s: ignored, checkpoint/restore is not supported", cli.criu);
+
+	if (optind >= argc) {
+		cli_usage(&cli, &err, "missing command");
+		goto fail;
+	}
+	cli.verb = argv[optind];
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (strcmp(verbs[i].name, cli.verb) != 0)
+			continue;
+		char **vargv = argv + optind;
+		int vargc = argc - optind;
+		optind = 0; /* fully re-initialise getopt for the verb's flags */
+		status = verbs[i].fn(&cli, vargc, vargv, &err);
+		if (status >= 0)
+			goto done;
+		goto fail;
+	}
+	cli.verb = NULL;
+	cli_usage(&cli, &err, "unknown command \"%s\"", argv[optind]);
+
+fail:
+	status = 1;
+	if (err) {
+		const char *msg = err->msg ? err->msg : "unknown error";
+		/* A usage error before any verb points at the global help. */
+		fprintf(stderr, "cvisor: %s\n", msg);
+		if (out.file)
+			write_log_line(out.file, out.json, CV_LOG_ERROR, msg);
+	}
+done:
+	fflush(stdout);
+	if (out.file)
+		fclose(out.file);
+	return status;
+}

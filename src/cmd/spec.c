@@ -1,0 +1,85 @@
+/* cvisor spec [--bundle DIR] [--rootless]: writes the default config.json. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "cmd.h"
+#include "oci/spec.h"
+
+static const char help[] =
+	"Usage: cvisor spec [flags]\n"
+	"\n"
+	"Writes a default config.json (runtime-spec " OCI_VERSION ") into the bundle\n"
+	"directory: it runs `sh` from ./rootfs with a terminal. Edit it to taste.\n"
+	"\n"
+	"Flags:\n"
+	"  -b, --bundle DIR   where to write config.json (default: current directory)\n"
+	"  --rootless         a config for an unprivileged user: adds a user namespace\n"
+	"                     mapping your uid and gid, drops what needs real root\n"
+	"  -h, --help         print this help\n";
+
+enum { OPT_ROOTLESS = CLI_LONG_ONLY };
+
+int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
+{
+	static const struct option opts[] = {
+		{ "bundle", required_argument, NULL, 'b' },
+		{ "rootless", no_argument, NULL, OPT_ROOTLESS },
+		CLI_HELP_OPTION,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *bundle = ".";
+	bool rootless = false;
+	cleanup_spec oci_spec *spec = NULL;
+	cleanup_free char *json = NULL;
+	cleanup_close int dirfd = -1, fd = -1;
+	size_t len = 0, off = 0;
+	int c;
+
+	while ((c = cli_getopt(argc, argv, "+:b:h", opts)) != -1) {
+		if (c == 'b')
+			bundle = optarg;
+		else if (c == OPT_ROOTLESS)
+			rootless = true;
+		else
+			return cli_option_error(cli, c, argv, help, err);
+	}
+	if (cli_nargs(cli, argc, argv, 0, 0, "", err) < 0)
+		return -1;
+	if (oci_spec_default(rootless, &spec, err) < 0 || oci_spec_emit(spec, true, &json, &len, err) < 0)
+		return -1;
+	dirfd = open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return cv_error_errno(err, "open bundle `%s`", bundle);
+	fd = openat(dirfd, "config.json", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return cv_error(err, EEXIST, "`%s/config.json` already exists: remove it first", bundle);
+		return cv_error_errno(err, "create `%s/config.json`", bundle);
+	}
+	while (off < len) {
+		ssize_t w = write(fd, json + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			int r = cv_error_errno(err, "write `%s/config.json`", bundle);
+			(void)unlinkat(dirfd, "config.json", 0); /* leave nothing half-written behind */
+			return r;
+		}
+		off += (size_t)w;
+	}
+	if ((len == 0 || json[len - 1] != '\n') && write(fd, "\n", 1) != 1) {
+		int r = cv_error_errno(err, "write `%s/config.json`", bundle);
+		(void)unlinkat(dirfd, "config.json", 0);
+		return r;
+	}
+	if (close(steal_fd(&fd)) < 0)
+		return cv_error_errno(err, "write `%s/config.json`", bundle);
+	return 0;
+}
