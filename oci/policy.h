@@ -1,0 +1,97 @@
+/* The sandbox policy of `cvisor do` and `cvisor spec --policy`: one flat JSON
+ * object whose keys are also `cvisor do` flags. This module only parses and
+ * validates; src/libcvisor/sandbox.c turns a policy into an oci_spec.
+ *
+ *   {
+ *     "rootfs": "/srv/rootfs",          host root when absent; always read-only
+ *     "workspace": "/home/me/project",  writable, the cwd; a private tmpfs when absent
+ *     "writable": ["/home/me/.cache"],
+ *     "deny_write": ["/home/me/project/.git"],
+ *     "deny_read": ["~/secrets"],        added to the default credential list
+ *     "network": "none",                 none | outbound | host
+ *     "env": ["EDITOR", "LC_*", "MODE=test"],  added to the default allowlist
+ *     "memory": "512MB", "cpus": 1.5, "cpu_seconds": 60, "processes": 64,
+ *     "max_file_size": "1G", "open_files": 256, "timeout": 30,
+ *     "max_output_bytes": "10MB",
+ *     "user": "1000:1000"
+ *   }
+ *
+ * Sizes are a number of bytes or a string like "512MB", "1.5G", "64k"
+ * (powers of 1024). Paths are absolute or start with "~/" (the caller's
+ * home). Unknown and duplicate keys are errors. */
+#ifndef CVISOR_OCI_POLICY_H
+#define CVISOR_OCI_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "spec.h"
+
+enum oci_policy_network {
+	OCI_POLICY_NET_NONE = 0, /* new network namespace with loopback only */
+	OCI_POLICY_NET_OUTBOUND, /* new network namespace + slirp4netns */
+	OCI_POLICY_NET_HOST,     /* the caller's network namespace */
+};
+
+/* Limits of the values (the error messages quote them too). */
+#define OCI_POLICY_MIN_MEMORY (4ull << 20)
+#define OCI_POLICY_MIN_CPUS_MILLI 10ull          /* 0.01 core: the kernel's 1 ms quota */
+#define OCI_POLICY_MAX_CPUS_MILLI (4096ull * 1000)
+#define OCI_POLICY_MAX_CPU_SECONDS (1ull << 32)
+#define OCI_POLICY_MIN_PROCESSES 8ull
+#define OCI_POLICY_MAX_PROCESSES 4194304ull      /* PID_MAX_LIMIT */
+#define OCI_POLICY_MIN_OPEN_FILES 16ull
+#define OCI_POLICY_MAX_OPEN_FILES 1073741816ull  /* the kernel's NR_OPEN ceiling */
+#define OCI_POLICY_MAX_TIMEOUT_MS (366ull * 24 * 3600 * 1000)
+
+typedef struct {
+	char *rootfs;    /* NULL: the host's root */
+	char *workspace; /* NULL: a private one, gone when the run ends */
+	oci_strv writable;
+	oci_strv deny_write;
+	oci_strv deny_read;
+	oci_strv env;    /* "NAME", "PREFIX*" (allowlist) or "NAME=value" */
+	bool network_set;
+	enum oci_policy_network network;
+	oci_opt_u64 memory;        /* bytes */
+	oci_opt_u64 cpus_milli;    /* thousandths of a core */
+	oci_opt_u64 cpu_seconds;
+	oci_opt_u64 processes;
+	oci_opt_u64 max_file_size; /* bytes */
+	oci_opt_u64 open_files;
+	oci_opt_u64 timeout_ms;
+	oci_opt_u64 max_output_bytes;
+	bool user_set;
+	uint32_t uid, gid;
+} oci_policy;
+
+/* Parses a policy document held in memory. `name` prefixes error messages:
+ * `policy.json: memory: expected a size like "512MB" or a number of bytes,
+ * got "lots"`, or the byte offset of malformed JSON. */
+int oci_policy_parse(const char *data, size_t len, const char *name, oci_policy **out, cv_error_t *err);
+/* Reads and parses PATH (errors are prefixed with the path's basename). */
+int oci_policy_load(const char *path, oci_policy **out, cv_error_t *err);
+/* An empty policy (every default). */
+int oci_policy_new(oci_policy **out, cv_error_t *err);
+
+/* Sets one key from a command-line string, with the same checks as the JSON
+ * reader: `key` is the policy key ("max_file_size") or its flag spelling
+ * ("max-file-size"); list keys append. Errors are "--max-file-size: ...".
+ * A flag given after --policy overrides the file. */
+int oci_policy_set(oci_policy *p, const char *key, const char *value, cv_error_t *err);
+/* True when `key` (either spelling) names a policy key; *is_list tells
+ * whether it repeats. */
+bool oci_policy_has_key(const char *key, bool *is_list);
+
+/* "512MB", "1.5G", "64k", "100" -> bytes (powers of 1024). */
+int oci_policy_parse_size(const char *s, uint64_t *out);
+/* The policy as JSON (every key that is set); *out is malloc'd. */
+int oci_policy_emit(const oci_policy *p, bool pretty, char **out, size_t *out_len, cv_error_t *err);
+const char *oci_policy_network_name(enum oci_policy_network n);
+
+void oci_policy_free(oci_policy *p);
+static inline void oci_policy_freep(oci_policy **p) { oci_policy_free(*p); }
+#define cleanup_policy __attribute__((cleanup(oci_policy_freep)))
+
+#endif
