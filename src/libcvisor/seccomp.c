@@ -236,6 +236,11 @@ static int add_syscalls(scmp_filter_ctx ctx, const oci_seccomp *p, uint32_t defa
 			const char *name = sc->names.v[n];
 			int nr = seccomp_syscall_resolve_name(name);
 
+			/* The runtime writes the listener fd number to its parent after
+			 * loading: notifying write would hang it (runc refuses it too). */
+			if (action == SCMP_ACT_NOTIFY && strcmp(name, "write") == 0)
+				return cv_error(err, 0, FIELD ".syscalls[%zu]: SCMP_ACT_NOTIFY cannot be used for `write`: the "
+						"runtime needs it to hand the listener over", i);
 			if (nr == __NR_SCMP_ERROR) {
 				cv_debug("seccomp: unknown syscall `%s`, skipped", name);
 				continue;
@@ -264,7 +269,8 @@ static int parse_flags(const oci_seccomp *p, unsigned int *flags, cv_error_t *er
 
 		if (cv_seccomp_flag_from_name(p->flags.v[i], &f) < 0)
 			return cv_error(err, 0, FIELD ".flags[%zu]: unknown flag \"%s\"", i, p->flags.v[i]);
-		if (!kernel_has_flag(f))
+		/* WAIT_KILLABLE_RECV is only accepted together with a listener. */
+		if (!kernel_has_flag(f == SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV ? f | SECCOMP_FILTER_FLAG_NEW_LISTENER : f))
 			return cv_error(err, EINVAL, FIELD ".flags[%zu]: %s is not supported by the running kernel", i,
 					p->flags.v[i]);
 		*flags |= f;
@@ -337,6 +343,14 @@ int cv_seccomp_compile(const oci_seccomp *p, struct cv_seccomp **out, cv_error_t
 	ctx = seccomp_init(default_action);
 	if (ctx == NULL)
 		return cv_error(err, EINVAL, FIELD ": seccomp_init failed");
+	/* Binary-tree dispatch keeps long profiles fast at syscall time;
+	 * libseccomp 2.5.4 misbehaves with it on near-empty filters, hence
+	 * the threshold (runc uses the same). */
+	if (p->syscalls_len > 32) {
+		ret = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+		if (ret < 0)
+			cv_debug("seccomp: binary tree optimization unavailable: %s", strerror(-ret));
+	}
 	for (size_t i = 0; i < p->architectures.len; i++) {
 		uint32_t arch;
 
@@ -356,6 +370,10 @@ int cv_seccomp_compile(const oci_seccomp *p, struct cv_seccomp **out, cv_error_t
 	if (ret < 0)
 		return cv_error_prefix(err, FIELD);
 	f->has_notify = has_notify;
+	if (!has_notify && (f->flags & SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)) {
+		cv_debug("seccomp: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV without SCMP_ACT_NOTIFY rules has no effect");
+		f->flags &= ~SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+	}
 	if (has_notify) {
 		f->flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
 		/* TSYNC and NEW_LISTENER together need TSYNC_ESRCH (5.7+). */
