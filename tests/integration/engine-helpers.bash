@@ -1,0 +1,83 @@
+# Shared helpers for the real-engine tests (podman.bats, containerd.bats).
+#
+# Which runtime the engines drive:
+#   RUNTIME_UNDER_TEST  path of the OCI runtime binary (default: $CVISOR)
+#   CVISOR              cvisor binary (default: src/cvisor of the build tree,
+#                       found from $PWD or next to the sources, else PATH)
+# Point RUNTIME_UNDER_TEST at /usr/sbin/runc to validate the harness itself.
+
+eh_find_cvisor() {
+    if [ -n "${CVISOR:-}" ]; then echo "$CVISOR"; return; fi
+    local c
+    for c in "$PWD/src/cvisor" "$BATS_TEST_DIRNAME/../../src/cvisor"; do
+        if [ -x "$c" ]; then (cd "$(dirname "$c")" && echo "$PWD/cvisor"); return; fi
+    done
+    command -v cvisor || true
+}
+
+CVISOR=$(eh_find_cvisor)
+RUNTIME_UNDER_TEST=${RUNTIME_UNDER_TEST:-$CVISOR}
+export CVISOR RUNTIME_UNDER_TEST
+
+# Skip (the whole file from setup_file) unless the runtime binary exists.
+eh_require_runtime() {
+    if [ -z "$RUNTIME_UNDER_TEST" ] || [ ! -x "$RUNTIME_UNDER_TEST" ]; then
+        skip "runtime under test not found (set CVISOR or RUNTIME_UNDER_TEST; got \`${RUNTIME_UNDER_TEST:-}\`)"
+    fi
+}
+
+# The caller's own memory cgroup: containers must nest below it on this host.
+eh_own_memory_cgroup() {
+    sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup
+}
+
+# eh_make_rootfs DIR: a complete busybox root filesystem (static binary and
+# applet links, passwd/group with root, nobody and a uid 1000 user).
+eh_make_rootfs() {
+    local dir=$1 busybox=${BUSYBOX:-/bin/busybox} a
+    [ -x "$busybox" ] || { echo "busybox not found at $busybox (apt-get install busybox-static)" >&2; return 1; }
+    mkdir -p "$dir"/{bin,dev,etc,proc,sys,tmp,root,home/user,var/tmp} || return 1
+    chmod 1777 "$dir/tmp" "$dir/var/tmp"
+    cp "$busybox" "$dir/bin/busybox" || return 1
+    for a in $("$busybox" --list); do
+        [ "$a" = busybox ] || ln -sf busybox "$dir/bin/$a"
+    done
+    cat >"$dir/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+user:x:1000:1000:user:/home/user:/bin/sh
+nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+EOF
+    cat >"$dir/etc/group" <<'EOF'
+root:x:0:
+user:x:1000:
+nogroup:x:65534:
+EOF
+}
+
+# eh_remove_cgroups RELPATH: remove RELPATH and everything below it in every
+# mounted cgroup hierarchy (v1 controllers and the v2 mount), deepest first.
+# Only empty cgroups can be removed, so stop their processes first.
+eh_remove_cgroups() {
+    local rel=$1 base d
+    [ -n "$rel" ] && [ "$rel" != / ] || return 0
+    for base in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
+        d=${base%/}/${rel#/}
+        [ -d "$d" ] || continue
+        find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+    done
+    return 0
+}
+
+# eh_kill_pidfile FILE: stop the process whose pid FILE holds, and wait for it.
+eh_kill_pidfile() {
+    local f=$1 pid i
+    [ -s "$f" ] || return 0
+    pid=$(cat "$f")
+    kill "$pid" 2>/dev/null || return 0
+    for i in $(seq 50); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null
+    return 0
+}
