@@ -9,4 +9,4 @@ libcvisor_core_la_SOURCES += \
 	src/libcvisor/container.c \
 	src/libcvisor/status.c src/libcvisor/status.h
 libcvisor_core_la_SOURCES += src/libcvisor/seccomp.c src/libcvisor/seccomp.h src/libcvisor/seccomp-internal.h \
-	src/libcvisor/seccomp-notify.c
+	src/libcvisor/seccomp-notify.c src/libcvisor/seccomp-cache.c

@@ -25,4 +25,11 @@ int cv_seccomp_op_from_name(const char *name, int *op);
 int cv_seccomp_action_from_name(const char *name, const oci_opt_u32 *errno_ret, uint32_t *action,
 				const char *field, cv_error_t *err);
 
+/* Canonical serialization of everything the compiled program depends on
+ * (profile, libseccomp, kernel, our version): the cache key. */
+int cv_seccomp_cache_key(const oci_seccomp *p, char **out, size_t *out_len);
+/* 0 and F filled on a hit; <0 (-errno) on a miss or an unusable entry. */
+int cv_seccomp_cache_lookup(const char *key, size_t key_len, struct cv_seccomp *f);
+int cv_seccomp_cache_store(const char *key, size_t key_len, const struct cv_seccomp *f);
+
 #endif

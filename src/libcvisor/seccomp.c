@@ -318,6 +318,8 @@ int cv_seccomp_compile(const oci_seccomp *p, struct cv_seccomp **out, cv_error_t
 {
 	cleanup_scmp scmp_filter_ctx ctx = NULL;
 	cleanup_free struct cv_seccomp *f = NULL;
+	cleanup_free char *key = NULL;
+	size_t key_len = 0;
 	uint32_t default_action;
 	bool has_notify = false;
 	int ret;
@@ -339,6 +341,17 @@ int cv_seccomp_compile(const oci_seccomp *p, struct cv_seccomp **out, cv_error_t
 	ret = parse_flags(p, &f->flags, err);
 	if (ret < 0)
 		return ret;
+
+	ret = cv_seccomp_cache_key(p, &key, &key_len);
+	if (ret < 0)
+		return cv_error(err, -ret, FIELD ": cache key");
+	ret = cv_seccomp_cache_lookup(key, key_len, f);
+	if (ret == 0) {
+		*out = steal_pointer(&f);
+		return 0;
+	}
+	if (ret != -ENOENT)
+		cv_debug("seccomp cache: entry unusable (%s), recompiling", strerror(-ret));
 
 	ctx = seccomp_init(default_action);
 	if (ctx == NULL)
@@ -380,6 +393,9 @@ int cv_seccomp_compile(const oci_seccomp *p, struct cv_seccomp **out, cv_error_t
 		if (f->flags & SECCOMP_FILTER_FLAG_TSYNC)
 			f->flags |= SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
 	}
+	ret = cv_seccomp_cache_store(key, key_len, f);
+	if (ret < 0)
+		cv_debug("seccomp cache: store failed: %s", strerror(-ret));
 	*out = steal_pointer(&f);
 	return 0;
 }

@@ -32,4 +32,10 @@ int cv_seccomp_send_listener(const char *listener_path, int notify_fd, const cha
 			     const char *metadata, cv_error_t *err);
 void cv_seccomp_free(struct cv_seccomp *f);
 
+/* Compiled programs are cached (keyed by the whole profile, the libseccomp
+ * and kernel versions) in a private 0700 directory: by default
+ * /run/cvisor/seccomp-cache for root, or $CVISOR_SECCOMP_CACHE. DIR NULL or
+ * "" disables the cache. Returns -ENOMEM on failure. */
+int cv_seccomp_set_cache_dir(const char *dir);
+
 #endif

@@ -6,6 +6,7 @@
  * what real syscalls return. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -567,8 +569,89 @@ static void test_podman_profile(void)
 	cv_seccomp_free(f);
 }
 
+static int count_entries(const char *dir)
+{
+	cleanup_dir DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	return n;
+}
+
+static void test_cache(void)
+{
+	const char *path = getenv("CVISOR_SECCOMP_PROFILE") ?: SRCDIR "/tests/integration/data/seccomp/podman-default.json";
+	oci_seccomp *p = load_profile_json(path);
+	char dir[] = "/tmp/cvisor-seccomp-cache-XXXXXX";
+	char cache[sizeof(dir) + 16], cmd[256];
+	struct cv_seccomp *f1, *f2, *f3;
+	double t0, t1, t2;
+
+	if (!p || !mkdtemp(dir)) {
+		ok(0, "cache test setup");
+		return;
+	}
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	cv_seccomp_set_cache_dir(cache);
+	t0 = now_ms();
+	f1 = compile_ok(p, "podman profile, cold cache");
+	t1 = now_ms();
+	f2 = compile_ok(p, "podman profile, warm cache");
+	t2 = now_ms();
+	printf("# podman profile: cold %.2f ms, cached %.2f ms\n", t1 - t0, t2 - t1);
+	ok(count_entries(cache) == 1, "one cache entry written");
+	ok(f1 && f2 && f1->len == f2->len && f1->flags == f2->flags &&
+		   memcmp(f1->insns, f2->insns, f1->len * sizeof(*f1->insns)) == 0,
+	   "cached program identical to the compiled one");
+	ok(t2 - t1 < (t1 - t0) / 2, "cache hit is faster (%.2f vs %.2f ms)", t2 - t1, t1 - t0);
+
+	/* a different profile must not hit the entry */
+	p->default_errno_ret.v = EPERM;
+	f3 = compile_ok(p, "changed profile");
+	ok(f3 && f1 && verdict(f3, SYS_personality, 1, 0) == RET_ERRNO(EPERM) && count_entries(cache) == 2,
+	   "changed profile compiled anew (new entry, new verdict)");
+	p->default_errno_ret.v = ENOSYS;
+	cv_seccomp_free(f3);
+
+	/* corrupt entries are ignored and replaced */
+	snprintf(cmd, sizeof(cmd), "for f in %s/*.bpf; do truncate -s -3 $f; done", cache);
+	if (system(cmd) != 0)
+		ok(0, "truncate entries");
+	f3 = compile_ok(p, "truncated cache entry");
+	ok(f3 && f1 && f3->len == f1->len && memcmp(f1->insns, f3->insns, f1->len * sizeof(*f1->insns)) == 0,
+	   "truncated entry ignored, program recompiled");
+	cv_seccomp_free(f3);
+
+	/* a directory others can write to is not trusted: tamper with the
+	 * program's last instruction, which a trusted lookup would return */
+	snprintf(cmd, sizeof(cmd), "for f in %s/*.bpf; do printf 'XXXXXXXX' | dd of=$f bs=1 seek=$(($(stat -c %%s $f) - 8)) conv=notrunc status=none; done", cache);
+	if (system(cmd) != 0)
+		ok(0, "tamper with entries");
+	chmod(cache, 0777);
+	f3 = compile_ok(p, "cache directory with mode 0777");
+	ok(f3 && f1 && f3->len == f1->len && memcmp(f1->insns, f3->insns, f1->len * sizeof(*f1->insns)) == 0,
+	   "world-writable cache directory ignored");
+	cv_seccomp_free(f3);
+	chmod(cache, 0700);
+	f3 = compile_ok(p, "tampered entry in a private directory");
+	ok(f3 && f1 && memcmp(f1->insns, f3->insns, f1->len * sizeof(*f1->insns)) != 0,
+	   "(control) the same entry is used once the directory is private");
+	cv_seccomp_free(f3);
+
+	cv_seccomp_free(f1);
+	cv_seccomp_free(f2);
+	cv_seccomp_set_cache_dir(NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		ok(0, "cleanup %s", dir);
+}
+
 int main(void)
 {
+	/* keep the host's cache out of the translation tests */
+	cv_seccomp_set_cache_dir(NULL);
 	test_basic();
 	test_actions();
 	test_default_errno();
@@ -578,6 +661,7 @@ int main(void)
 	test_errors();
 	test_notify_load();
 	test_podman_profile();
+	test_cache();
 	printf("1..%d\n", t_num);
 	return t_failed ? 1 : 0;
 }
