@@ -33,5 +33,5 @@ int cmd_events(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	}
 	if (cli_nargs(cli, argc, argv, 1, 1, "container id", err) < 0)
 		return -1;
-	return cv_error(err, ENOSYS, "events: not implemented yet");
+	return cli_error(err, ENOSYS, "events: not implemented yet");
 }

@@ -1,0 +1,176 @@
+# Shared helpers for cvisor's integration tests. Every .bats file starts with
+#
+#     load helpers
+#
+# which also defines default setup()/teardown() (cv_setup / cv_teardown); a
+# file that needs its own calls them from its own setup()/teardown().
+#
+# Environment (exported by `make check`; when unset, the defaults find a build
+# in ./ or ../ so `bats tests/integration/x.bats` works from a build dir):
+#   CVISOR            the cvisor binary under test
+#   CVISOR_BUILDDIR   top build directory (test helper programs live there)
+#   CVISOR_SRCDIR     top source directory
+#   CVISOR_TESTS_DIR  this directory (fixtures)
+#
+# Set by cv_setup for each test:
+#   CV_ROOT     a private, empty --root for this test (not created yet: the
+#               first `create` makes it)
+#   CV_TMP      a private scratch directory, removed by teardown
+#   CV_ID       a unique container id; cv_new_id makes more (all are
+#               force-deleted and their cgroups removed in teardown)
+#
+# Functions:
+#   cvisor ARGS...         $CVISOR --root "$CV_ROOT" ARGS... (use with `run`)
+#   busybox_rootfs DIR     DIR becomes a complete rootfs: busybox-static plus
+#                          its applet links, /etc/passwd and /etc/group
+#   make_bundle [DIR]      DIR (default $CV_TMP/bundle) gets rootfs/ and the
+#                          config.json of `cvisor spec`, edited to run
+#                          ["true"] without a terminal; sets CV_BUNDLE
+#   update_config FILTER [BUNDLE]   edits BUNDLE/config.json with jq FILTER
+#                          (jq --arg etc. are not needed: quote inside FILTER)
+#   cv_new_id              prints a fresh unique id and records it for teardown
+#   cv_track_pid PID       teardown kills PID (and only tracked pids)
+#   cv_track_cgroup DIR    teardown removes cgroup directory DIR (rmdir)
+#   requires CMD...        skips the test when a command is missing
+#   requires_root          skips the test unless running as root
+#   cv_teardown            force-deletes every container under CV_ROOT, kills
+#                          tracked pids, removes the test ids' leftover
+#                          cgroups and tracked cgroups, removes CV_TMP/CV_ROOT
+
+_cv_here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+: "${CVISOR_TESTS_DIR:=$_cv_here}"
+: "${CVISOR_SRCDIR:=$(cd "$_cv_here/../.." && pwd)}"
+if [ -z "${CVISOR:-}" ]; then
+	for _cv_b in "$PWD/src/cvisor" "$PWD/../src/cvisor" "$CVISOR_SRCDIR/src/cvisor"; do
+		if [ -x "$_cv_b" ]; then CVISOR="$_cv_b"; break; fi
+	done
+fi
+: "${CVISOR:=cvisor}"
+: "${CVISOR_BUILDDIR:=$(cd "$(dirname "$CVISOR")/.." 2>/dev/null && pwd)}"
+export CVISOR CVISOR_BUILDDIR CVISOR_SRCDIR CVISOR_TESTS_DIR
+
+CV_BUSYBOX="${CV_BUSYBOX:-/bin/busybox}"
+
+cvisor() {
+	"$CVISOR" --root "$CV_ROOT" "$@"
+}
+
+requires() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip "requires $c"
+	done
+}
+
+requires_root() {
+	[ "$(id -u)" -eq 0 ] || skip "requires root"
+}
+
+cv_new_id() {
+	_cv_n=$((${_cv_n:-0} + 1))
+	local id="cvt-$$-${BATS_TEST_NUMBER:-0}-$_cv_n"
+	echo "$id" >>"$CV_TMP/.ids"
+	echo "$id"
+}
+
+cv_track_pid() {
+	echo "$1" >>"$CV_TMP/.pids"
+}
+
+cv_track_cgroup() {
+	echo "$1" >>"$CV_TMP/.cgroups"
+}
+
+cv_setup() {
+	CV_TMP="$(mktemp -d "${BATS_TEST_TMPDIR:-/tmp}/cv.XXXXXX")"
+	CV_ROOT="$CV_TMP/root"
+	: >"$CV_TMP/.ids"
+	: >"$CV_TMP/.pids"
+	: >"$CV_TMP/.cgroups"
+	CV_ID="$(cv_new_id)"
+	export CV_TMP CV_ROOT CV_ID
+}
+
+busybox_rootfs() {
+	local dir="$1" app
+	[ -x "$CV_BUSYBOX" ] || skip "requires $CV_BUSYBOX (Debian package busybox-static)"
+	mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,run}
+	cp "$CV_BUSYBOX" "$dir/bin/busybox"
+	while read -r app; do
+		[ "$app" = bin/busybox ] && continue
+		mkdir -p "$dir/$(dirname "$app")"
+		ln -sf /bin/busybox "$dir/$app"
+	done < <("$CV_BUSYBOX" --list-full)
+	echo 'root:x:0:0:root:/root:/bin/sh' >"$dir/etc/passwd"
+	echo 'nobody:x:65534:65534:nobody:/:/bin/false' >>"$dir/etc/passwd"
+	echo 'root:x:0:' >"$dir/etc/group"
+	echo 'nogroup:x:65534:' >>"$dir/etc/group"
+	chmod 1777 "$dir/tmp"
+}
+
+update_config() {
+	local filter="$1" bundle="${2:-$CV_BUNDLE}" tmp
+	tmp="$(mktemp "$bundle/.config.XXXXXX")"
+	jq "$filter" "$bundle/config.json" >"$tmp" && mv "$tmp" "$bundle/config.json"
+}
+
+make_bundle() {
+	local dir="${1:-$CV_TMP/bundle}"
+	requires jq
+	mkdir -p "$dir"
+	busybox_rootfs "$dir/rootfs"
+	"$CVISOR" spec --bundle "$dir" || return 1
+	CV_BUNDLE="$dir"
+	export CV_BUNDLE
+	update_config '.process.terminal = false | .process.args = ["true"]' "$dir"
+}
+
+# Cgroup directories named after one of this test's ids, below the cgroups
+# this shell belongs to (where the runtime nests containers by default).
+_cv_id_cgroups() {
+	local ctrl path mnt id
+	[ -s "$CV_TMP/.ids" ] || return 0
+	while IFS=: read -r _ ctrl path; do
+		if [ -n "$ctrl" ]; then
+			mnt="/sys/fs/cgroup/${ctrl#name=}"
+		elif [ -e /sys/fs/cgroup/unified/cgroup.procs ]; then
+			mnt=/sys/fs/cgroup/unified # hybrid layout
+		else
+			mnt=/sys/fs/cgroup
+		fi
+		[ -d "$mnt$path" ] || continue
+		while read -r id; do
+			find "$mnt$path" -mindepth 1 -depth -type d -name "*$id*" 2>/dev/null
+		done <"$CV_TMP/.ids"
+	done </proc/self/cgroup | sort -u
+}
+
+cv_teardown() {
+	local id pid cg
+	[ -n "${CV_TMP:-}" ] || return 0
+	if [ -d "$CV_ROOT" ]; then
+		for id in $("$CVISOR" --root "$CV_ROOT" list -q 2>/dev/null); do
+			"$CVISOR" --root "$CV_ROOT" delete --force "$id" >/dev/null 2>&1 || true
+		done
+	fi
+	while read -r pid; do
+		[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
+	done <"$CV_TMP/.pids"
+	# Deepest first; each rmdir only succeeds once the cgroup is empty.
+	{ cat "$CV_TMP/.cgroups"; _cv_id_cgroups; } | awk '{ print length, $0 }' | sort -rn | cut -d' ' -f2- |
+		while read -r cg; do
+			[ -n "$cg" ] && [ -d "$cg" ] && rmdir "$cg" 2>/dev/null || true
+		done
+	if [ -d "$CV_ROOT" ] && [ -n "$(ls -A "$CV_ROOT" 2>/dev/null)" ]; then
+		echo "# teardown: $CV_ROOT not empty: $(ls -A "$CV_ROOT")" >&3 || true
+	fi
+	rm -rf "$CV_TMP"
+}
+
+setup() {
+	cv_setup
+}
+
+teardown() {
+	cv_teardown
+}
