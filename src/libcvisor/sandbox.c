@@ -1,0 +1,711 @@
+/* Sandbox policy -> OCI spec (see sandbox.h for the whole mapping). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "sandbox.h"
+
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define CPU_PERIOD_US 100000ull
+
+/* Namespace flags a sandboxed program may not pass to clone(2). */
+#define NS_CLONE_FLAGS                                                                        \
+	{ 0x00020000 /* NEWNS */, 0x02000000 /* NEWCGROUP */, 0x04000000 /* NEWUTS */,        \
+	  0x08000000 /* NEWIPC */, 0x10000000 /* NEWUSER */, 0x20000000 /* NEWPID */,          \
+	  0x40000000 /* NEWNET */ }
+
+/* ---- small builders ---- */
+
+static int strv_add(oci_strv *l, const char *s, cv_error_t *err)
+{
+	char *d = strdup(s);
+	char **nv = d ? realloc(l->v, (l->len + 2) * sizeof(*nv)) : NULL;
+	if (!nv) {
+		free(d);
+		return cv_error(err, ENOMEM, "sandbox spec");
+	}
+	nv[l->len++] = d;
+	nv[l->len] = NULL;
+	l->v = nv;
+	l->set = true;
+	return 0;
+}
+
+static int strv_addv(oci_strv *l, const char *const *v, cv_error_t *err)
+{
+	for (; v && *v; v++)
+		if (strv_add(l, *v, err) < 0)
+			return -1;
+	return 0;
+}
+
+static bool strv_has(const oci_strv *l, const char *s)
+{
+	for (size_t i = 0; i < l->len; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+static int add_mount(oci_spec *s, const char *dest, const char *type, const char *src,
+		     const char *const *opts, cv_error_t *err)
+{
+	oci_mount *nm = realloc(s->mounts, (s->mounts_len + 1) * sizeof(*nm));
+	if (!nm)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	s->mounts = nm;
+	oci_mount *m = &nm[s->mounts_len];
+	memset(m, 0, sizeof(*m));
+	s->mounts_len++;
+	m->destination = strdup(dest);
+	m->type = strdup(type);
+	m->source = strdup(src);
+	if (!m->destination || !m->type || !m->source)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	return strv_addv(&m->options, opts, err);
+}
+
+static int add_namespace(oci_linux *l, const char *type, cv_error_t *err)
+{
+	oci_namespace *nn = realloc(l->namespaces, (l->namespaces_len + 1) * sizeof(*nn));
+	if (!nn)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	l->namespaces = nn;
+	nn[l->namespaces_len] = (oci_namespace){ .type = strdup(type) };
+	if (!nn[l->namespaces_len++].type)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	return 0;
+}
+
+static int add_rlimit(oci_process *p, const char *type, uint64_t soft, uint64_t hard, cv_error_t *err)
+{
+	oci_rlimit *nr = realloc(p->rlimits, (p->rlimits_len + 1) * sizeof(*nr));
+	if (!nr)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	p->rlimits = nr;
+	nr[p->rlimits_len] = (oci_rlimit){ .type = strdup(type), .soft = soft, .hard = hard };
+	if (!nr[p->rlimits_len++].type)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	return 0;
+}
+
+static int add_annotation(oci_spec *s, const char *key, const char *value, cv_error_t *err)
+{
+	oci_kv *nk = realloc(s->annotations.v, (s->annotations.len + 1) * sizeof(*nk));
+	if (!nk)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	s->annotations.v = nk;
+	nk[s->annotations.len] = (oci_kv){ .key = strdup(key), .value = strdup(value) };
+	s->annotations.len++;
+	if (!nk[s->annotations.len - 1].key || !nk[s->annotations.len - 1].value)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	return 0;
+}
+
+/* "~/x" -> "$HOME/x"; other paths are copied. */
+static int expand(const char *path, const struct cv_sandbox_host *h, const char *key, char **out, cv_error_t *err)
+{
+	if (path[0] == '~') {
+		if (!h->home || h->home[0] != '/')
+			return cv_error(err, 0, "policy: %s: `%s`: the caller's home directory is unknown (HOME is not set)",
+					key, path);
+		size_t hl = strlen(h->home);
+		while (hl > 1 && h->home[hl - 1] == '/')
+			hl--;
+		if (asprintf(out, "%.*s%s", (int)hl, h->home, path + 1) < 0)
+			return cv_error(err, ENOMEM, "policy: %s", key);
+		return 0;
+	}
+	*out = strdup(path);
+	return *out ? 0 : cv_error(err, ENOMEM, "policy: %s", key);
+}
+
+/* An existing host directory, canonical (binds follow symlinks anyway; the
+ * canonical path is what the program sees). */
+static int host_dir(const char *path, const char *key, char **out, cv_error_t *err)
+{
+	char *r = realpath(path, NULL);
+	if (!r)
+		return cv_error_errno(err, "policy: %s: `%s`", key, path);
+	struct stat st;
+	if (stat(r, &st) < 0) {
+		free(r);
+		return cv_error_errno(err, "policy: %s: `%s`", key, path);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		free(r);
+		return cv_error(err, ENOTDIR, "policy: %s: `%s`", key, path);
+	}
+	*out = r;
+	return 0;
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* ---- the host's submounts ---- */
+
+/* Mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *o = s;
+	for (char *p = s; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' &&
+		    p[3] <= '7') {
+			*o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+			p += 3;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+}
+
+/* Areas the sandbox replaces with its own mounts: host submounts there are
+ * not bound again. */
+static const char *const replaced[] = { "/proc", "/sys", "/dev", "/tmp", "/run" };
+
+static bool is_replaced(const char *rel)
+{
+	for (size_t i = 0; i < sizeof(replaced) / sizeof(replaced[0]); i++)
+		if (under(rel, replaced[i]))
+			return true;
+	return false;
+}
+
+/* Every mount strictly under ROOT becomes a read-only bind at the same place
+ * inside: the runtime's read-only root covers only the top mount. The
+ * per-mount flags a user namespace locks (nosuid, nodev, noexec, atime) are
+ * kept, and nosuid/nodev are always added. */
+static int bind_submounts(oci_spec *s, const char *root, const char *mountinfo, cv_error_t *err)
+{
+	cleanup_fclose FILE *f = fopen(mountinfo, "re");
+	if (!f)
+		return cv_error_errno(err, "open `%s`", mountinfo);
+	cleanup_free char *line = NULL;
+	size_t cap = 0;
+	size_t first = s->mounts_len;
+	while (getline(&line, &cap, f) > 0) {
+		char mp[PATH_MAX], opts[1024];
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ... */
+		if (sscanf(line, "%*s %*s %*s %*s %4095s %1023s", mp, opts) != 2)
+			continue;
+		unescape(mp);
+		if (strcmp(mp, root) == 0 || !under(mp, root))
+			continue;
+		const char *rel = strcmp(root, "/") == 0 ? mp : mp + strlen(root);
+		if (is_replaced(rel))
+			continue;
+		bool dup = false;
+		for (size_t i = first; i < s->mounts_len && !dup; i++)
+			dup = strcmp(s->mounts[i].destination, rel) == 0;
+		struct stat st;
+		/* a mount point the caller cannot reach cannot be bound by it
+		 * either; what is under it stays hidden by the read-only root */
+		if (dup || stat(mp, &st) < 0)
+			continue;
+		const char *o[8] = { "bind", "ro", "nosuid", "nodev" };
+		size_t no = 4;
+		char *save = NULL;
+		for (char *t = strtok_r(opts, ",", &save); t && no < 7; t = strtok_r(NULL, ",", &save))
+			if (!strcmp(t, "noexec") || !strcmp(t, "noatime") || !strcmp(t, "nodiratime") ||
+			    !strcmp(t, "relatime") || !strcmp(t, "strictatime"))
+				o[no++] = t;
+		o[no] = NULL;
+		if (add_mount(s, rel, "bind", mp, o, err) < 0)
+			return -1;
+	}
+	if (ferror(f))
+		return cv_error(err, EIO, "read `%s`", mountinfo);
+	return 0;
+}
+
+/* ---- environment ---- */
+
+static bool name_matches(const char *pattern, const char *entry)
+{
+	size_t pl = strlen(pattern);
+	size_t nl = strcspn(entry, "=");
+	if (pl > 0 && pattern[pl - 1] == '*')
+		return nl >= pl - 1 && strncmp(entry, pattern, pl - 1) == 0;
+	return nl == pl && strncmp(entry, pattern, pl) == 0;
+}
+
+static int build_env(const oci_policy *p, const struct cv_sandbox_host *h, oci_strv *env, cv_error_t *err)
+{
+	static const char *const defaults[] = { CV_SANDBOX_DEFAULT_ENV };
+	bool have_path = false;
+	for (char *const *e = h->environ; e && *e; e++) {
+		if (!strchr(*e, '='))
+			continue;
+		bool allowed = false, overridden = false;
+		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]) && !allowed; i++)
+			allowed = name_matches(defaults[i], *e);
+		for (size_t i = 0; i < p->env.len; i++) {
+			const char *pe = p->env.v[i];
+			const char *eq = strchr(pe, '=');
+			if (!eq) {
+				allowed = allowed || name_matches(pe, *e);
+			} else if ((size_t)(eq - pe) == strcspn(*e, "=") && strncmp(pe, *e, (size_t)(eq - pe)) == 0) {
+				overridden = true;
+			}
+		}
+		if (!allowed || overridden)
+			continue;
+		/* the same variable twice in environ: the first one wins, as getenv */
+		bool dup = false;
+		for (size_t i = 0; i < env->len && !dup; i++)
+			dup = strcspn(env->v[i], "=") == strcspn(*e, "=") &&
+			      strncmp(env->v[i], *e, strcspn(*e, "=")) == 0;
+		if (dup)
+			continue;
+		have_path = have_path || strncmp(*e, "PATH=", 5) == 0;
+		if (strv_add(env, *e, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < p->env.len; i++) {
+		if (!strchr(p->env.v[i], '='))
+			continue;
+		/* a later NAME=value replaces an earlier one */
+		size_t nl = strcspn(p->env.v[i], "=");
+		for (size_t j = 0; j < env->len; j++) {
+			if (strcspn(env->v[j], "=") == nl && strncmp(env->v[j], p->env.v[i], nl) == 0) {
+				free(env->v[j]);
+				memmove(&env->v[j], &env->v[j + 1], (env->len - j) * sizeof(char *));
+				env->len--;
+				break;
+			}
+		}
+		have_path = have_path || strncmp(p->env.v[i], "PATH=", 5) == 0;
+		if (strv_add(env, p->env.v[i], err) < 0)
+			return -1;
+	}
+	if (!have_path && strv_add(env, "PATH=" DEFAULT_PATH, err) < 0)
+		return -1;
+	env->set = true;
+	return 0;
+}
+
+/* ---- seccomp ---- */
+
+/* Refused with EPERM. The sandbox runs without capabilities, so most of
+ * these would fail anyway; the point is to keep kernel code that untrusted
+ * programs have used to escalate out of reach altogether. */
+static const char *const deny_syscalls[] = {
+	/* the filesystem view is fixed: no mount API, no chroot games */
+	"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
+	"fsconfig", "fsmount", "fspick", "mount_setattr",
+	/* new namespaces, user namespaces above all, expose kernel code meant
+	 * for root to unprivileged users (many local root exploits start with
+	 * unshare(CLONE_NEWUSER)); clone(2) with namespace flags is refused by
+	 * the argument rules below */
+	"unshare", "setns",
+	/* kernel code loading and replacement */
+	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+	/* large, frequently exploited interfaces ordinary programs do without */
+	"bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+	"io_uring_register",
+	/* other processes' memory (even inside the sandbox) */
+	"ptrace", "process_vm_readv", "process_vm_writev",
+	/* the kernel keyring is not namespaced */
+	"keyctl", "add_key", "request_key",
+	/* file handles bypass path-based confinement (the "shocker" escape) */
+	"open_by_handle_at", "name_to_handle_at",
+	/* host administration */
+	"reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog", "settimeofday",
+	"clock_settime", "clock_adjtime", "vhangup", "iopl", "ioperm", "lookup_dcookie",
+	"nfsservctl", "uselib", "fanotify_init",
+};
+
+/* ioctls injecting input into the caller's terminal (stdin passes through). */
+static const uint64_t deny_ioctls[] = { 0x5412 /* TIOCSTI */, 0x541C /* TIOCLINUX */ };
+
+static int add_rule(oci_seccomp *sc, const char *const *names, size_t n, uint32_t errnum, oci_seccomp_syscall **out,
+		    cv_error_t *err)
+{
+	oci_seccomp_syscall *nv = realloc(sc->syscalls, (sc->syscalls_len + 1) * sizeof(*nv));
+	if (!nv)
+		return cv_error(err, ENOMEM, "sandbox seccomp");
+	sc->syscalls = nv;
+	oci_seccomp_syscall *r = &nv[sc->syscalls_len++];
+	memset(r, 0, sizeof(*r));
+	r->action = strdup("SCMP_ACT_ERRNO");
+	if (!r->action)
+		return cv_error(err, ENOMEM, "sandbox seccomp");
+	r->errno_ret = (oci_opt_u32){ .set = true, .v = errnum };
+	for (size_t i = 0; i < n; i++)
+		if (strv_add(&r->names, names[i], err) < 0)
+			return -1;
+	if (out)
+		*out = r;
+	return 0;
+}
+
+static int add_arg(oci_seccomp_syscall *r, uint32_t index, uint64_t mask, uint64_t value, cv_error_t *err)
+{
+	r->args = calloc(1, sizeof(*r->args));
+	if (!r->args)
+		return cv_error(err, ENOMEM, "sandbox seccomp");
+	r->args_len = 1;
+	r->args[0] = (oci_seccomp_arg){ .index = index, .value = mask,
+					.value_two = { .set = true, .v = value },
+					.op = strdup("SCMP_CMP_MASKED_EQ") };
+	return r->args[0].op ? 0 : cv_error(err, ENOMEM, "sandbox seccomp");
+}
+
+int cv_sandbox_seccomp(oci_seccomp **out, cv_error_t *err)
+{
+	oci_seccomp *sc = calloc(1, sizeof(*sc));
+	cleanup_spec oci_spec *holder = calloc(1, sizeof(*holder)); /* frees sc on failure */
+	if (!sc || !holder || !(holder->linux_ = calloc(1, sizeof(*holder->linux_)))) {
+		free(sc);
+		return cv_error(err, ENOMEM, "sandbox seccomp");
+	}
+	holder->linux_->seccomp = sc;
+	sc->default_action = strdup("SCMP_ACT_ALLOW");
+	if (!sc->default_action)
+		return cv_error(err, ENOMEM, "sandbox seccomp");
+	if (add_rule(sc, deny_syscalls, sizeof(deny_syscalls) / sizeof(deny_syscalls[0]), EPERM, NULL, err) < 0)
+		return -1;
+	/* clone3 passes its flags in memory a filter cannot read: ENOSYS makes
+	 * libc fall back to clone(2), whose flags it can */
+	static const char *const clone3[] = { "clone3" };
+	if (add_rule(sc, clone3, 1, ENOSYS, NULL, err) < 0)
+		return -1;
+	static const uint64_t ns_flags[] = NS_CLONE_FLAGS;
+	static const char *const clone[] = { "clone" };
+	for (size_t i = 0; i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++) {
+		oci_seccomp_syscall *r;
+		if (add_rule(sc, clone, 1, EPERM, &r, err) < 0 || add_arg(r, 0, ns_flags[i], ns_flags[i], err) < 0)
+			return -1;
+	}
+	static const char *const ioctl[] = { "ioctl" };
+	for (size_t i = 0; i < sizeof(deny_ioctls) / sizeof(deny_ioctls[0]); i++) {
+		oci_seccomp_syscall *r;
+		/* compare the low 32 bits: the kernel truncates the request to int */
+		if (add_rule(sc, ioctl, 1, EPERM, &r, err) < 0 ||
+		    add_arg(r, 1, 0xffffffffull, deny_ioctls[i], err) < 0)
+			return -1;
+	}
+	holder->linux_->seccomp = NULL;
+	*out = sc;
+	return 0;
+}
+
+/* ---- the spec ---- */
+
+int cv_sandbox_host_init(struct cv_sandbox_host *h, cv_error_t *err)
+{
+	extern char **environ;
+	memset(h, 0, sizeof(*h));
+	h->environ = environ;
+	h->uid = geteuid();
+	h->gid = getegid();
+	h->home = getenv("HOME");
+	if (!h->home || h->home[0] != '/') {
+		struct passwd *pw = getpwuid(h->uid);
+		h->home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+	}
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_CPU, &rl) < 0)
+		return cv_error_errno(err, "getrlimit RLIMIT_CPU");
+	h->hard_cpu = rl.rlim_max;
+	if (getrlimit(RLIMIT_FSIZE, &rl) < 0)
+		return cv_error_errno(err, "getrlimit RLIMIT_FSIZE");
+	h->hard_fsize = rl.rlim_max;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return cv_error_errno(err, "getrlimit RLIMIT_NOFILE");
+	h->hard_nofile = rl.rlim_max;
+	h->mountinfo_path = "/proc/self/mountinfo";
+	return 0;
+}
+
+static int check_hard(const char *key, uint64_t want, uint64_t hard, cv_error_t *err)
+{
+	if (hard == (uint64_t)RLIM_INFINITY || want <= hard)
+		return 0;
+	return cv_error(err, 0,
+			"policy: %s: %llu is above this process's hard limit %llu (raising a hard limit needs "
+			"CAP_SYS_RESOURCE)",
+			key, (unsigned long long)want, (unsigned long long)hard);
+}
+
+static int build_limits(const oci_policy *p, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
+{
+	oci_process *proc = s->process;
+	/* no core files of untrusted programs (lowering a limit needs no privilege) */
+	if (add_rlimit(proc, "RLIMIT_CORE", 0, 0, err) < 0)
+		return -1;
+	if (p->cpu_seconds.set) {
+		uint64_t n = p->cpu_seconds.v;
+		if (check_hard("cpu_seconds", n, h->hard_cpu, err) < 0)
+			return -1;
+		/* SIGXCPU at the limit, SIGKILL one second later if ignored */
+		uint64_t hard = h->hard_cpu == (uint64_t)RLIM_INFINITY || n + 1 <= h->hard_cpu ? n + 1 : n;
+		if (add_rlimit(proc, "RLIMIT_CPU", n, hard, err) < 0)
+			return -1;
+	}
+	if (p->max_file_size.set) {
+		if (check_hard("max_file_size", p->max_file_size.v, h->hard_fsize, err) < 0 ||
+		    add_rlimit(proc, "RLIMIT_FSIZE", p->max_file_size.v, p->max_file_size.v, err) < 0)
+			return -1;
+	}
+	if (p->open_files.set) {
+		if (check_hard("open_files", p->open_files.v, h->hard_nofile, err) < 0 ||
+		    add_rlimit(proc, "RLIMIT_NOFILE", p->open_files.v, p->open_files.v, err) < 0)
+			return -1;
+	}
+	if (!p->memory.set && !p->cpus_milli.set && !p->processes.set)
+		return 0;
+	oci_resources *r = calloc(1, sizeof(*r));
+	if (!r)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	s->linux_->resources = r;
+	if (p->memory.set) {
+		if (!(r->memory = calloc(1, sizeof(*r->memory))))
+			return cv_error(err, ENOMEM, "sandbox spec");
+		r->memory->limit = (oci_opt_i64){ .set = true, .v = (int64_t)p->memory.v };
+	}
+	if (p->cpus_milli.set) {
+		if (!(r->cpu = calloc(1, sizeof(*r->cpu))))
+			return cv_error(err, ENOMEM, "sandbox spec");
+		r->cpu->period = (oci_opt_u64){ .set = true, .v = CPU_PERIOD_US };
+		r->cpu->quota = (oci_opt_i64){ .set = true, .v = (int64_t)(p->cpus_milli.v * CPU_PERIOD_US / 1000) };
+	}
+	if (p->processes.set) {
+		r->has_pids = true;
+		r->pids_limit = (oci_opt_i64){ .set = true, .v = (int64_t)p->processes.v };
+	}
+	return 0;
+}
+
+static int build_mounts(const oci_policy *p, const struct cv_sandbox_host *h, const char *root, uint32_t uid,
+			uint32_t gid, oci_spec *s, cv_error_t *err)
+{
+	if (h->mountinfo_path && bind_submounts(s, root, h->mountinfo_path, err) < 0)
+		return cv_error_prefix(err, "policy: rootfs");
+
+	static const char *const proc_o[] = { "nosuid", "noexec", "nodev", NULL };
+	static const char *const dev_o[] = { "nosuid", "strictatime", "mode=755", "size=65536k", NULL };
+	static const char *const pts_o[] = { "nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", NULL };
+	static const char *const shm_o[] = { "nosuid", "noexec", "nodev", "mode=1777", "size=65536k", NULL };
+	static const char *const sys_o[] = { "nosuid", "noexec", "nodev", "ro", NULL };
+	static const char *const sysbind_o[] = { "bind", "ro", "nosuid", "noexec", "nodev", NULL };
+	static const char *const tmp_o[] = { "nosuid", "nodev", "mode=1777", NULL };
+	static const char *const run_o[] = { "nosuid", "nodev", "mode=755", NULL };
+	if (add_mount(s, "/proc", "proc", "proc", proc_o, err) < 0 ||
+	    add_mount(s, "/dev", "tmpfs", "tmpfs", dev_o, err) < 0 ||
+	    add_mount(s, "/dev/pts", "devpts", "devpts", pts_o, err) < 0 ||
+	    add_mount(s, "/dev/shm", "tmpfs", "shm", shm_o, err) < 0)
+		return -1;
+	/* sysfs can be mounted only by the owner of the network namespace: with
+	 * the host's network and a user namespace, bind the host's instead
+	 * (not recursively: no cgroup or debug filesystems under it) */
+	bool userns = h->uid != 0;
+	if (p->network == OCI_POLICY_NET_HOST && userns) {
+		if (add_mount(s, "/sys", "bind", "/sys", sysbind_o, err) < 0)
+			return -1;
+	} else if (add_mount(s, "/sys", "sysfs", "sysfs", sys_o, err) < 0) {
+		return -1;
+	}
+	if (add_mount(s, "/tmp", "tmpfs", "tmpfs", tmp_o, err) < 0 ||
+	    add_mount(s, "/run", "tmpfs", "tmpfs", run_o, err) < 0)
+		return -1;
+
+	if (p->workspace) {
+		cleanup_free char *e = NULL, *dir = NULL;
+		static const char *const rw_o[] = { "rbind", "rw", "nosuid", "nodev", NULL };
+		if (expand(p->workspace, h, "workspace", &e, err) < 0 || host_dir(e, "workspace", &dir, err) < 0 ||
+		    add_mount(s, dir, "bind", dir, rw_o, err) < 0)
+			return -1;
+		s->process->cwd = steal_pointer(&dir);
+	} else {
+		char uidopt[32], gidopt[32];
+		snprintf(uidopt, sizeof(uidopt), "uid=%u", uid);
+		snprintf(gidopt, sizeof(gidopt), "gid=%u", gid);
+		const char *const ws_o[] = { "nosuid", "nodev", "mode=700", uidopt, gidopt, NULL };
+		if (add_mount(s, CV_SANDBOX_PRIVATE_WORKSPACE, "tmpfs", "tmpfs", ws_o, err) < 0)
+			return -1;
+		if (!(s->process->cwd = strdup(CV_SANDBOX_PRIVATE_WORKSPACE)))
+			return cv_error(err, ENOMEM, "sandbox spec");
+	}
+	for (size_t i = 0; i < p->writable.len; i++) {
+		cleanup_free char *e = NULL, *dir = NULL;
+		static const char *const rw_o[] = { "rbind", "rw", "nosuid", "nodev", NULL };
+		if (expand(p->writable.v[i], h, "writable", &e, err) < 0 || host_dir(e, "writable", &dir, err) < 0 ||
+		    add_mount(s, dir, "bind", dir, rw_o, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < p->deny_write.len; i++) {
+		cleanup_free char *e = NULL;
+		static const char *const ro_o[] = { "rbind", "ro", "nosuid", "nodev", NULL };
+		if (expand(p->deny_write.v[i], h, "deny_write", &e, err) < 0)
+			return -1;
+		cleanup_free char *real = realpath(e, NULL);
+		if (!real) {
+			if (errno != ENOENT)
+				return cv_error_errno(err, "policy: deny_write: `%s`", e);
+			/* nothing to protect yet; the program may create it
+			 * only if its parent is writable, which the user chose */
+			cv_warn("policy: deny_write: `%s` does not exist, nothing to bind read-only", e);
+			continue;
+		}
+		if (add_mount(s, real, "bind", real, ro_o, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int build_masks(const oci_policy *p, const struct cv_sandbox_host *h, const char *root, oci_linux *l,
+		       cv_error_t *err)
+{
+	/* kernel interfaces no sandbox needs (runc's defaults) */
+	static const char *const masked[] = { "/proc/acpi", "/proc/asound", "/proc/interrupts", "/proc/kcore",
+					      "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
+					      "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
+					      "/sys/firmware", "/sys/devices/virtual/powercap", NULL };
+	static const char *const readonly[] = { "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+						"/proc/sysrq-trigger", NULL };
+	static const char *const defaults[] = { CV_SANDBOX_DEFAULT_DENY_READ };
+	if (strv_addv(&l->masked_paths, masked, err) < 0 || strv_addv(&l->readonly_paths, readonly, err) < 0)
+		return -1;
+	size_t nd = sizeof(defaults) / sizeof(defaults[0]);
+	for (size_t i = 0; i < nd + p->deny_read.len; i++) {
+		bool is_default = i < nd;
+		const char *path = is_default ? defaults[i] : p->deny_read.v[i - nd];
+		cleanup_free char *e = NULL;
+		if (path[0] == '~' && is_default && !h->home)
+			continue; /* no home, no credential stores in it */
+		if (expand(path, h, "deny_read", &e, err) < 0)
+			return -1;
+		/* mask what the path leads to, so a symlink to the secret is no
+		 * way around it; a missing default is skipped, a missing
+		 * deny_read is masked anyway (the runtime ignores it if it
+		 * still does not exist when the sandbox starts) */
+		cleanup_free char *inside = NULL;
+		if (strcmp(root, "/") == 0)
+			inside = realpath(e, NULL);
+		if (!inside) {
+			cleanup_free char *in_root = NULL;
+			struct stat st;
+			if (asprintf(&in_root, "%s%s", strcmp(root, "/") == 0 ? "" : root, e) < 0)
+				return cv_error(err, ENOMEM, "sandbox spec");
+			if (is_default && lstat(in_root, &st) < 0)
+				continue;
+			inside = steal_pointer(&e);
+		}
+		if (!strv_has(&l->masked_paths, inside) && strv_add(&l->masked_paths, inside, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int build_network_hook(const oci_policy *p, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
+{
+	(void)h;
+	(void)s;
+	if (p->network != OCI_POLICY_NET_OUTBOUND)
+		return 0;
+	return cv_error(err, ENOTSUP, "policy: network: \"outbound\" is not implemented yet (use \"none\" or \"host\")");
+}
+
+int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *const *args, oci_spec **out,
+		    cv_error_t *err)
+{
+	cleanup_spec oci_spec *s = calloc(1, sizeof(*s));
+	if (!s || !(s->oci_version = strdup(OCI_VERSION)) || !(s->root = calloc(1, sizeof(*s->root))) ||
+	    !(s->process = calloc(1, sizeof(*s->process))) || !(s->linux_ = calloc(1, sizeof(*s->linux_))) ||
+	    !(s->hostname = strdup("sandbox")))
+		return cv_error(err, ENOMEM, "sandbox spec");
+
+	cleanup_free char *root = NULL;
+	if (p->rootfs) {
+		cleanup_free char *e = NULL;
+		if (expand(p->rootfs, h, "rootfs", &e, err) < 0 || host_dir(e, "rootfs", &root, err) < 0)
+			return -1;
+	} else if (!(root = strdup("/"))) {
+		return cv_error(err, ENOMEM, "sandbox spec");
+	}
+	if (!(s->root->path = strdup(root)))
+		return cv_error(err, ENOMEM, "sandbox spec");
+	s->root->readonly = true;
+
+	oci_process *proc = s->process;
+	uint32_t uid = p->user_set ? p->uid : (uint32_t)h->uid;
+	uint32_t gid = p->user_set ? p->gid : (uint32_t)h->gid;
+	proc->user.uid = uid;
+	proc->user.gid = gid;
+	static const char *const sh[] = { "sh", NULL };
+	if (strv_addv(&proc->args, args ? (const char *const *)args : sh, err) < 0)
+		return -1;
+	if (proc->args.len == 0)
+		return cv_error(err, EINVAL, "sandbox: no program to run");
+	if (build_env(p, h, &proc->env, err) < 0)
+		return -1;
+	/* every capability set present and empty: none at all */
+	if (!(proc->capabilities = calloc(1, sizeof(*proc->capabilities))))
+		return cv_error(err, ENOMEM, "sandbox spec");
+	proc->capabilities->bounding.set = proc->capabilities->effective.set = true;
+	proc->capabilities->inheritable.set = proc->capabilities->permitted.set = true;
+	proc->capabilities->ambient.set = true;
+	proc->no_new_privileges = true;
+	if (build_limits(p, h, s, err) < 0)
+		return -1;
+
+	oci_linux *l = s->linux_;
+	static const char *const ns[] = { "pid", "mount", "ipc", "uts", "cgroup" };
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		if (add_namespace(l, ns[i], err) < 0)
+			return -1;
+	if (p->network != OCI_POLICY_NET_HOST && add_namespace(l, "network", err) < 0)
+		return -1;
+	if (h->uid != 0) {
+		/* a user namespace mapping only the caller: nothing else of the
+		 * host's ids exists inside */
+		if (add_namespace(l, "user", err) < 0)
+			return -1;
+		l->uid_mappings.v = malloc(sizeof(oci_id_mapping));
+		l->gid_mappings.v = malloc(sizeof(oci_id_mapping));
+		if (!l->uid_mappings.v || !l->gid_mappings.v)
+			return cv_error(err, ENOMEM, "sandbox spec");
+		l->uid_mappings.v[0] = (oci_id_mapping){ .container_id = uid, .host_id = (uint32_t)h->uid, .size = 1 };
+		l->gid_mappings.v[0] = (oci_id_mapping){ .container_id = gid, .host_id = (uint32_t)h->gid, .size = 1 };
+		l->uid_mappings.len = l->gid_mappings.len = 1;
+	}
+	if (build_mounts(p, h, root, uid, gid, s, err) < 0 || build_masks(p, h, root, l, err) < 0)
+		return -1;
+	if (cv_sandbox_seccomp(&l->seccomp, err) < 0 || build_network_hook(p, h, s, err) < 0)
+		return -1;
+
+	char buf[32];
+	if (p->timeout_ms.set) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)p->timeout_ms.v);
+		if (add_annotation(s, CV_SANDBOX_ANNOTATION_TIMEOUT, buf, err) < 0)
+			return -1;
+	}
+	if (p->max_output_bytes.set) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)p->max_output_bytes.v);
+		if (add_annotation(s, CV_SANDBOX_ANNOTATION_MAX_OUTPUT, buf, err) < 0)
+			return -1;
+	}
+	if (add_annotation(s, CV_SANDBOX_ANNOTATION_NETWORK, oci_policy_network_name(p->network), err) < 0)
+		return -1;
+	*out = steal_pointer(&s);
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* Sandbox policy -> OCI spec: the thin translation under `cvisor do` and
+ * `cvisor spec --policy`. Everything the sandbox enforces is expressed as an
+ * ordinary config.json, run by the ordinary lifecycle code; nothing here
+ * touches the kernel beyond reading the host (mount table, rlimits, paths).
+ *
+ * What a policy becomes (documented once here; README "Sandbox" repeats it):
+ *  - root: the policy's rootfs or the host's "/", read-only, with every host
+ *    submount under it bound read-only again (a read-only remount of "/"
+ *    alone would leave /home or /work writable);
+ *  - /proc (own), /dev (tmpfs: null zero full random urandom tty, pts, shm),
+ *    /sys read-only, /tmp and /run private tmpfs (host sockets under /run,
+ *    such as a Docker socket, stay out of reach: read-only mounts do not stop
+ *    connect(2));
+ *  - workspace: bound read-write at its own path and the cwd; absent, a
+ *    private tmpfs at /tmp/workspace owned by the program's user;
+ *  - writable: bound read-write; deny_write: bound read-only over them;
+ *  - deny_read and CV_SANDBOX_DEFAULT_DENY_READ: masked (maskedPaths);
+ *  - namespaces: pid, mount, ipc, uts, cgroup, network unless "host", user
+ *    when the caller is not root (mapping only the caller's uid and gid);
+ *  - the program runs as the policy's user (default: the caller's uid/gid),
+ *    with no capabilities, noNewPrivileges, RLIMIT_CORE 0 and the seccomp
+ *    profile of cv_sandbox_seccomp();
+ *  - memory -> memory limit; cpus -> cpu quota over a 100 ms period;
+ *    processes -> pids limit; cpu_seconds -> RLIMIT_CPU (SIGXCPU at the
+ *    limit, SIGKILL a second later); max_file_size -> RLIMIT_FSIZE;
+ *    open_files -> RLIMIT_NOFILE. Limits above this process's hard rlimits
+ *    are errors (raising a hard limit needs CAP_SYS_RESOURCE);
+ *  - timeout and max_output_bytes are enforced by the supervisor of
+ *    `cvisor do`; `spec --policy` records them as annotations
+ *    (CV_SANDBOX_ANNOTATION_*).
+ */
+#ifndef CVISOR_SANDBOX_H
+#define CVISOR_SANDBOX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "oci/policy.h"
+#include "oci/spec.h"
+
+/* The credential stores masked by default: ONE list, used by the code and
+ * quoted by the documentation. "~/" is the caller's home. */
+#define CV_SANDBOX_DEFAULT_DENY_READ                                                          \
+	"~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube",           \
+		"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.npmrc",       \
+		"~/.pypirc", "~/.config/gh", "~/.password-store", "~/.local/share/keyrings", \
+		"/etc/shadow", "/etc/gshadow", "/etc/ssh", "/root"
+
+/* The caller's variables that reach the program by default ("X*" is a
+ * prefix). Everything else needs the policy's env. */
+#define CV_SANDBOX_DEFAULT_ENV                                                                \
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM",     \
+		"COLORTERM", "NO_COLOR", "TZ"
+
+/* Where the private workspace lives inside the sandbox. */
+#define CV_SANDBOX_PRIVATE_WORKSPACE "/tmp/workspace"
+
+#define CV_SANDBOX_ANNOTATION_TIMEOUT "org.cvisor.sandbox.timeout-ms"
+#define CV_SANDBOX_ANNOTATION_MAX_OUTPUT "org.cvisor.sandbox.max-output-bytes"
+#define CV_SANDBOX_ANNOTATION_NETWORK "org.cvisor.sandbox.network"
+
+/* What the translation needs to know about the caller and this machine.
+ * cv_sandbox_host_init() fills it from the running process; tests may
+ * override fields afterwards. */
+struct cv_sandbox_host {
+	char *const *environ; /* the caller's environment */
+	const char *home;     /* for "~/"; NULL when unknown */
+	uid_t uid;            /* effective ids of the caller */
+	gid_t gid;
+	/* current hard limits (RLIM_INFINITY = unlimited) */
+	uint64_t hard_cpu, hard_fsize, hard_nofile;
+	/* /proc/self/mountinfo, to bind host submounts read-only; NULL skips
+	 * that step (unit tests) */
+	const char *mountinfo_path;
+	/* hook program for network "outbound" (NULL: the installed one) */
+	const char *slirp_hook;
+};
+
+int cv_sandbox_host_init(struct cv_sandbox_host *host, cv_error_t *err);
+
+/* Builds the spec running ARGS (NULL-terminated, may be NULL for `spec
+ * --policy`, which then runs "sh") under POLICY. Errors name the policy key
+ * ("policy: writable: `/nope`: No such file or directory"). */
+int cv_sandbox_spec(const oci_policy *policy, const struct cv_sandbox_host *host, char *const *args,
+		    oci_spec **out, cv_error_t *err);
+
+/* The default seccomp profile for untrusted code (a deny-list on top of
+ * allow, see sandbox.c for each entry and why). */
+int cv_sandbox_seccomp(oci_seccomp **out, cv_error_t *err);
+
+#endif
