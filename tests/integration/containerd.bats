@@ -1,0 +1,273 @@
+#!/usr/bin/env bats
+# containerd (through ctr and containerd-shim-runc-v2) driving the runtime
+# under test (cvisor by default; RUNTIME_UNDER_TEST=/usr/sbin/runc checks the
+# harness itself).
+#
+# A private containerd runs for this file: own root, state, socket and config
+# in a temporary directory, started in setup_file and stopped by pid in
+# teardown_file. `ctr run` ignores BinaryName in config.toml, so every run
+# passes --runc-binary and a private --runc-root; containers nest under our
+# own memory cgroup (--cgroup). The image is the busybox rootfs, exported with
+# `podman save` when podman is installed, else written by hand as an OCI
+# image layout (CT_IMAGE_VIA=hand forces that).
+
+bats_require_minimum_version 1.5.0
+load engine-helpers
+
+IMG=localhost/cvisor-bb:latest
+
+ct() {
+    ctr --address "$CT_DIR/containerd.sock" --namespace cvisor-test "$@"
+}
+
+# ct_run ID [ctr run flags...] -- CMD...: run flags every container needs.
+ct_run() {
+    local id=$1; shift
+    local -a flags=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do flags+=("$1"); shift; done
+    shift
+    ct run --runc-binary "$RUNTIME_UNDER_TEST" --runc-root "$CT_DIR/runtime-root" \
+        --cgroup "$CT_CG/$id" "${flags[@]}" "$IMG" "$id" "$@"
+}
+
+show() {
+    echo "status: $status"
+    echo "stdout: ${output:-}"
+    echo "stderr: ${stderr:-}"
+}
+
+# ct_wait_status ID STATUS: wait up to 10 s for the task to reach STATUS.
+ct_wait_status() {
+    local i
+    for i in $(seq 100); do
+        [ "$(ct task ls | awk -v id="$1" '$1 == id {print $3}')" = "$2" ] && return 0
+        sleep 0.1
+    done
+    echo "task $1 did not reach $2: $(ct task ls)"
+    return 1
+}
+
+# ct_image_by_hand ROOTFS OUT.tar: a one-layer OCI image layout archive.
+ct_image_by_hand() {
+    local rootfs=$1 out=$2 d arch
+    d=$(mktemp -d "$CT_DIR/oci.XXXXXX")
+    mkdir -p "$d/blobs/sha256"
+    case $(uname -m) in x86_64) arch=amd64 ;; aarch64) arch=arm64 ;; *) arch=$(uname -m) ;; esac
+
+    tar -C "$rootfs" -cf "$d/layer.tar" . || return 1
+    local layer_sum layer_size
+    layer_sum=$(sha256sum "$d/layer.tar" | cut -d' ' -f1)
+    layer_size=$(stat -c %s "$d/layer.tar")
+    mv "$d/layer.tar" "$d/blobs/sha256/$layer_sum"
+
+    jq -cn --arg arch "$arch" --arg diff "sha256:$layer_sum" '{
+        architecture: $arch, os: "linux",
+        config: {Env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"], Cmd: ["/bin/sh"]},
+        rootfs: {type: "layers", diff_ids: [$diff]}}' >"$d/config.json"
+    local cfg_sum cfg_size
+    cfg_sum=$(sha256sum "$d/config.json" | cut -d' ' -f1)
+    cfg_size=$(stat -c %s "$d/config.json")
+    mv "$d/config.json" "$d/blobs/sha256/$cfg_sum"
+
+    jq -cn --arg c "sha256:$cfg_sum" --argjson cs "$cfg_size" \
+           --arg l "sha256:$layer_sum" --argjson ls "$layer_size" '{
+        schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
+        config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $c, size: $cs},
+        layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar", digest: $l, size: $ls}]}' >"$d/manifest.json"
+    local man_sum man_size
+    man_sum=$(sha256sum "$d/manifest.json" | cut -d' ' -f1)
+    man_size=$(stat -c %s "$d/manifest.json")
+    mv "$d/manifest.json" "$d/blobs/sha256/$man_sum"
+
+    jq -cn --arg m "sha256:$man_sum" --argjson ms "$man_size" --arg name "$IMG" '{
+        schemaVersion: 2,
+        manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $m, size: $ms,
+                     annotations: {"io.containerd.image.name": $name,
+                                   "org.opencontainers.image.ref.name": ($name | split(":")[1])}}]}' >"$d/index.json"
+    echo '{"imageLayoutVersion":"1.0.0"}' >"$d/oci-layout"
+    tar -C "$d" -cf "$out" oci-layout index.json blobs && rm -rf "$d"
+}
+
+setup_file() {
+    command -v containerd >/dev/null && command -v ctr >/dev/null \
+        || skip "containerd/ctr not installed (apt-get install containerd)"
+    command -v containerd-shim-runc-v2 >/dev/null || skip "containerd-shim-runc-v2 not installed"
+    eh_require_runtime
+    CT_DIR=$(mktemp -d /tmp/cvisor-ctrd.XXXXXX)
+    CT_CG=$(eh_own_memory_cgroup)/cvisor-containerd-$$
+    export CT_DIR CT_CG
+
+    # CRI is off (no CNI here, and ctr does not use it); the v1 runtime plugin
+    # stays on or the tasks service does not load.
+    cat >"$CT_DIR/config.toml" <<EOF
+version = 2
+root = "$CT_DIR/root"
+state = "$CT_DIR/state"
+temp = "$CT_DIR/tmp"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+[grpc]
+  address = "$CT_DIR/containerd.sock"
+[ttrpc]
+  address = "$CT_DIR/containerd.sock.ttrpc"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$CT_DIR/opt"
+EOF
+    mkdir -p "$CT_DIR/tmp"
+    # fd 3 closed: bats waits on it otherwise.
+    containerd --config "$CT_DIR/config.toml" >"$CT_DIR/containerd.log" 2>&1 3>&- &
+    echo $! >"$CT_DIR/containerd.pid"
+    local i
+    for i in $(seq 100); do
+        ct version >/dev/null 2>&1 && break
+        kill -0 "$(cat "$CT_DIR/containerd.pid")" 2>/dev/null \
+            || { cat "$CT_DIR/containerd.log" >&2; return 1; }
+        sleep 0.1
+    done
+    ct version >/dev/null || { echo "containerd did not answer on $CT_DIR/containerd.sock" >&2; return 1; }
+
+    eh_make_rootfs "$CT_DIR/rootfs"
+    if command -v podman >/dev/null && [ "${CT_IMAGE_VIA:-podman}" = podman ]; then
+        local -a pm=(podman --root "$CT_DIR/podman" --runroot "$CT_DIR/podman-run"
+                     --tmpdir "$CT_DIR/podman-tmp" --cgroup-manager=cgroupfs --events-backend=file)
+        tar -C "$CT_DIR/rootfs" -c . | "${pm[@]}" import -q - "$IMG" >/dev/null
+        "${pm[@]}" save -q --format oci-archive -o "$CT_DIR/image.tar" "$IMG"
+        "${pm[@]}" system reset -f >/dev/null 2>&1
+    else
+        ct_image_by_hand "$CT_DIR/rootfs" "$CT_DIR/image.tar"
+    fi
+    ct images import --base-name localhost/cvisor-bb "$CT_DIR/image.tar" >"$CT_DIR/import.log" 2>&1 \
+        || { cat "$CT_DIR/import.log" >&2; return 1; }
+    ct images ls -q | grep -qx "$IMG" || { echo "image $IMG missing after import: $(ct images ls -q)" >&2; return 1; }
+}
+
+# Remove every task and container of the namespace (a failed test's leftovers).
+ct_remove_all() {
+    local id
+    for id in $(ct task ls -q 2>/dev/null); do
+        ct task kill -s KILL "$id" >/dev/null 2>&1
+        ct_wait_status "$id" STOPPED >/dev/null 2>&1
+        ct task delete -f "$id" >/dev/null 2>&1
+    done
+    for id in $(ct containers ls -q 2>/dev/null); do
+        ct containers delete "$id" >/dev/null 2>&1
+    done
+}
+
+teardown() {
+    [ -n "${CT_DIR:-}" ] || return 0
+    ct_remove_all
+}
+
+teardown_file() {
+    [ -n "${CT_DIR:-}" ] || return 0
+    ct_remove_all
+    ct images rm "$IMG" >/dev/null 2>&1
+    eh_kill_pidfile "$CT_DIR/containerd.pid"
+    # Shims of our containerd that outlived their task (they carry our socket path).
+    local p
+    for p in $(pgrep -f -- "-address $CT_DIR/containerd.sock"); do
+        kill -KILL "$p" 2>/dev/null
+    done
+    grep -F " $CT_DIR/" /proc/self/mountinfo | awk '{print $5}' | sort -r |
+        while read -r m; do umount -l "$m"; done
+    eh_remove_cgroups "$CT_CG"
+    rm -rf "$CT_DIR"
+}
+
+@test "ctr run --rm: stdout and exit code" {
+    run --separate-stderr ct_run cvt-rm --rm -- sh -c 'echo hello; exit 3'
+    show
+    [ "$status" -eq 3 ]
+    [ "$output" = hello ]
+    run ct containers ls -q
+    [ -z "$output" ]
+}
+
+@test "ctr run --rm: namespaces, hostname and environment of the default spec" {
+    run --separate-stderr ct_run cvt-env --rm --env FOO=bar -- \
+        sh -c 'echo "$FOO $$ $(hostname) $(cat /proc/1/comm)"'
+    show
+    [ "$status" -eq 0 ]
+    # sh is pid 1 of a fresh pid namespace.
+    [ "$output" = "bar 1 $(hostname) sh" ]
+}
+
+@test "ctr run -d, task exec, task kill, task delete" {
+    run --separate-stderr ct_run cvt-d -d -- sh -c "trap 'exit 7' TERM; sleep 1000 & wait"
+    show
+    [ "$status" -eq 0 ]
+    ct_wait_status cvt-d RUNNING
+
+    run --separate-stderr ct task exec --exec-id e1 cvt-d sh -c 'echo in-exec; exit 4'
+    show
+    [ "$status" -eq 4 ]
+    [ "$output" = in-exec ]
+
+    run --separate-stderr ct task exec --exec-id e2 cvt-d cat /proc/1/comm
+    show
+    [ "$status" -eq 0 ]
+    [ "$output" = sh ]
+
+    # task ps asks the runtime (`ps --format json`) for the container's pids.
+    run --separate-stderr ct task ps cvt-d
+    show
+    [ "$status" -eq 0 ]
+    [ "$(echo "$output" | tail -n +2 | wc -l)" -ge 2 ]
+
+    run --separate-stderr ct task kill cvt-d
+    show
+    [ "$status" -eq 0 ]
+    ct_wait_status cvt-d STOPPED
+
+    # ctr reports the task's exit code: the trap's 7 shows SIGTERM reached pid 1.
+    run --separate-stderr ct task delete cvt-d
+    show
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == *"exit code 7"* ]]
+    run ct task ls -q
+    [ -z "$output" ]
+    run --separate-stderr ct containers delete cvt-d
+    show
+    [ "$status" -eq 0 ]
+}
+
+@test "ctr task pause and resume" {
+    run --separate-stderr ct_run cvt-p -d -- sleep 1000
+    show
+    [ "$status" -eq 0 ]
+    ct_wait_status cvt-p RUNNING
+    run --separate-stderr ct task pause cvt-p
+    show
+    [ "$status" -eq 0 ]
+    ct_wait_status cvt-p PAUSED
+    run --separate-stderr ct task resume cvt-p
+    show
+    [ "$status" -eq 0 ]
+    ct_wait_status cvt-p RUNNING
+    run --separate-stderr ct task exec --exec-id e1 cvt-p echo alive
+    show
+    [ "$output" = alive ]
+}
+
+@test "ctr run -t: the process gets a pty" {
+    local cmd
+    cmd=$(printf '%q ' ct_run cvt-t --rm -t -- sh -c 'tty && echo tty-ok')
+    export -f ct ct_run
+    export IMG
+    SHELL=/bin/bash run script -qec "$cmd" /dev/null </dev/null
+    show
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"/dev/pts/0"* ]]
+    [[ "$output" == *"tty-ok"* ]]
+}
+
+@test "ctr run --memory-limit: limit set on the container cgroup" {
+    run --separate-stderr ct_run cvt-m -d --memory-limit 67108864 -- sleep 1000
+    show
+    [ "$status" -eq 0 ]
+    ct_wait_status cvt-m RUNNING
+    # ctr's default spec gives the container no cgroup mount: read it from the host.
+    run cat "/sys/fs/cgroup/memory/${CT_CG#/}/cvt-m/memory.limit_in_bytes"
+    show
+    [ "$output" = 67108864 ]
+}
