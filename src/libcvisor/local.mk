@@ -16,3 +16,7 @@ libcvisor_core_la_SOURCES += src/libcvisor/sandbox.c src/libcvisor/sandbox.h
 libcvisor_core_la_SOURCES += src/libcvisor/rootfs.c src/libcvisor/mounts.c src/libcvisor/mounts.h \
 	src/libcvisor/mounts-internal.h src/libcvisor/devices.c src/libcvisor/masked.c \
 	src/libcvisor/safe-path.c src/libcvisor/safe-path.h
+# filesystem (helper "rootfs")
+libcvisor_core_la_SOURCES += src/libcvisor/rootfs.c src/libcvisor/mounts.c src/libcvisor/mounts.h \
+	src/libcvisor/mounts-internal.h src/libcvisor/devices.c src/libcvisor/masked.c \
+	src/libcvisor/safe-path.c src/libcvisor/safe-path.h

@@ -5,6 +5,8 @@
 #ifndef CVISOR_SAFE_PATH_H
 #define CVISOR_SAFE_PATH_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -18,5 +20,17 @@ int cv_open_in_root(int rootfd, const char *path, int flags, mode_t mode, cv_err
 int cv_procfs_open(const char *subpath, int flags, cv_error_t *err);
 /* Writes the whole buffer to /proc/<subpath> through cv_procfs_open. */
 int cv_procfs_write(const char *subpath, const char *data, size_t len, cv_error_t *err);
+
+/* Lexically cleans PATH into OUT: no leading "/", no "." or empty
+ * components, ".." folded (never above the root); "." for the root. */
+int cv_path_clean(const char *path, char *out, size_t outlen);
+/* Resolves PATH inside ROOTFD like cv_open_in_root, creating what is missing
+ * (directories 0755; the last component an empty 0644 file when FILE).
+ * Components it creates are re-opened without following symlinks, so a
+ * racing swap for a symlink fails instead of leading out of the rootfs.
+ * Returns an fd (O_PATH, or O_RDONLY for a created file). */
+int cv_mkdir_open_in_root(int rootfd, const char *path, bool file, cv_error_t *err);
+/* Drops the cached procfs fd (after the mount namespace changed). */
+void cv_procfs_reset(void);
 
 #endif

@@ -1,0 +1,865 @@
+/* The mounts of config.json, attached onto destinations resolved inside the
+ * rootfs (openat2 RESOLVE_IN_ROOT) with the new mount API: a filesystem is
+ * built detached (fsopen/fsmount or open_tree), its flags are set while
+ * nobody can see it (mount_setattr), then it is moved onto the destination
+ * fd (move_mount). No path string is ever walked twice, so a symlink swapped
+ * in by the container cannot redirect a mount to the host. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "mounts-internal.h"
+#include "safe-path.h"
+
+#define ATTR_ATIME_ALL (MOUNT_ATTR__ATIME)
+
+enum opt_kind {
+	K_ATTR,     /* per-mount attribute: val set, or cleared when `clear` */
+	K_ATIME,    /* atime mode (value inside MOUNT_ATTR__ATIME) */
+	K_RATTR,    /* recursive attribute */
+	K_RATIME,
+	K_SB,       /* superblock flag, handed to fsconfig by name */
+	K_BIND,
+	K_RBIND,
+	K_PROP,     /* propagation, val = MS_* */
+	K_RPROP,
+	K_REMOUNT,
+	K_IDMAP,
+	K_RIDMAP,
+	K_NOOP,     /* silent/loud: kernel log verbosity only */
+	K_UNSUPPORTED,
+};
+
+struct mount_opt {
+	const char *name;
+	enum opt_kind kind;
+	bool clear;
+	uint64_t val;
+};
+
+static const struct mount_opt mount_opts[] = {
+	{ "ro", K_ATTR, false, MOUNT_ATTR_RDONLY },
+	{ "rw", K_ATTR, true, MOUNT_ATTR_RDONLY },
+	{ "nosuid", K_ATTR, false, MOUNT_ATTR_NOSUID },
+	{ "suid", K_ATTR, true, MOUNT_ATTR_NOSUID },
+	{ "nodev", K_ATTR, false, MOUNT_ATTR_NODEV },
+	{ "dev", K_ATTR, true, MOUNT_ATTR_NODEV },
+	{ "noexec", K_ATTR, false, MOUNT_ATTR_NOEXEC },
+	{ "exec", K_ATTR, true, MOUNT_ATTR_NOEXEC },
+	{ "nodiratime", K_ATTR, false, MOUNT_ATTR_NODIRATIME },
+	{ "diratime", K_ATTR, true, MOUNT_ATTR_NODIRATIME },
+	{ "noatime", K_ATIME, false, MOUNT_ATTR_NOATIME },
+	{ "atime", K_ATIME, true, MOUNT_ATTR_NOATIME },
+	{ "relatime", K_ATIME, false, MOUNT_ATTR_RELATIME },
+	{ "norelatime", K_ATIME, true, MOUNT_ATTR_RELATIME },
+	{ "strictatime", K_ATIME, false, MOUNT_ATTR_STRICTATIME },
+	{ "nostrictatime", K_ATIME, true, MOUNT_ATTR_STRICTATIME },
+	{ "rro", K_RATTR, false, MOUNT_ATTR_RDONLY },
+	{ "rrw", K_RATTR, true, MOUNT_ATTR_RDONLY },
+	{ "rnosuid", K_RATTR, false, MOUNT_ATTR_NOSUID },
+	{ "rsuid", K_RATTR, true, MOUNT_ATTR_NOSUID },
+	{ "rnodev", K_RATTR, false, MOUNT_ATTR_NODEV },
+	{ "rdev", K_RATTR, true, MOUNT_ATTR_NODEV },
+	{ "rnoexec", K_RATTR, false, MOUNT_ATTR_NOEXEC },
+	{ "rexec", K_RATTR, true, MOUNT_ATTR_NOEXEC },
+	{ "rnodiratime", K_RATTR, false, MOUNT_ATTR_NODIRATIME },
+	{ "rdiratime", K_RATTR, true, MOUNT_ATTR_NODIRATIME },
+	{ "rnoatime", K_RATIME, false, MOUNT_ATTR_NOATIME },
+	{ "ratime", K_RATIME, true, MOUNT_ATTR_NOATIME },
+	{ "rrelatime", K_RATIME, false, MOUNT_ATTR_RELATIME },
+	{ "rnorelatime", K_RATIME, true, MOUNT_ATTR_RELATIME },
+	{ "rstrictatime", K_RATIME, false, MOUNT_ATTR_STRICTATIME },
+	{ "rnostrictatime", K_RATIME, true, MOUNT_ATTR_STRICTATIME },
+	{ "sync", K_SB, false, 0 },
+	{ "async", K_SB, true, 0 },
+	{ "dirsync", K_SB, false, 0 },
+	{ "mand", K_SB, false, 0 },
+	{ "nomand", K_SB, true, 0 },
+	{ "lazytime", K_SB, false, 0 },
+	{ "nolazytime", K_SB, true, 0 },
+	{ "silent", K_NOOP, false, 0 },
+	{ "loud", K_NOOP, true, 0 },
+	{ "bind", K_BIND, false, 0 },
+	{ "rbind", K_RBIND, false, 0 },
+	{ "private", K_PROP, false, MS_PRIVATE },
+	{ "rprivate", K_RPROP, false, MS_PRIVATE },
+	{ "shared", K_PROP, false, MS_SHARED },
+	{ "rshared", K_RPROP, false, MS_SHARED },
+	{ "slave", K_PROP, false, MS_SLAVE },
+	{ "rslave", K_RPROP, false, MS_SLAVE },
+	{ "unbindable", K_PROP, false, MS_UNBINDABLE },
+	{ "runbindable", K_RPROP, false, MS_UNBINDABLE },
+	{ "remount", K_REMOUNT, false, 0 },
+	{ "idmap", K_IDMAP, false, 0 },
+	{ "ridmap", K_RIDMAP, false, 0 },
+	{ "tmpcopyup", K_UNSUPPORTED, false, 0 },
+	{ "notmpcopyup", K_NOOP, false, 0 },
+};
+
+struct parsed_opts {
+	uint64_t set, clr;   /* per-mount attributes */
+	uint64_t rset, rclr; /* recursive attributes */
+	bool bind, rec, remount, idmap, ridmap;
+	unsigned long prop;
+	bool rprop;
+	const char *sb[16]; /* superblock flag names for fsconfig */
+	size_t nsb;
+	const char **data;  /* everything else, for the filesystem */
+	size_t ndata;
+};
+
+static void parsed_free(struct parsed_opts *p)
+{
+	free(p->data);
+}
+
+static const struct mount_opt *find_opt(const char *name)
+{
+	for (size_t i = 0; i < sizeof mount_opts / sizeof mount_opts[0]; i++)
+		if (strcmp(mount_opts[i].name, name) == 0)
+			return &mount_opts[i];
+	return NULL;
+}
+
+static int parse_opts(const oci_mount *m, struct parsed_opts *p, cv_error_t *err)
+{
+	memset(p, 0, sizeof *p);
+	if (m->options.len > 0) {
+		p->data = calloc(m->options.len, sizeof *p->data);
+		if (!p->data)
+			return cv_error(err, ENOMEM, "mount options");
+	}
+	for (size_t i = 0; i < m->options.len; i++) {
+		const char *o = m->options.v[i];
+		const struct mount_opt *d = find_opt(o);
+		if (!d) {
+			if (o[0] == '\0' || strpbrk(o, " \t\n"))
+				return cv_error(err, EINVAL, "invalid mount option `%s`", o);
+			if (strncmp(o, "x-", 2) == 0)
+				continue; /* userspace-only options (mount(8) convention) */
+			p->data[p->ndata++] = o;
+			continue;
+		}
+		switch (d->kind) {
+		case K_ATTR:
+			if (d->clear) {
+				p->clr |= d->val;
+				p->set &= ~d->val;
+			} else {
+				p->set |= d->val;
+				p->clr &= ~d->val;
+			}
+			break;
+		case K_ATIME:
+			p->clr |= ATTR_ATIME_ALL;
+			p->set &= ~ATTR_ATIME_ALL;
+			/* "atime", "norelatime", "nostrictatime" fall back to relatime */
+			if (!d->clear)
+				p->set |= d->val;
+			break;
+		case K_RATTR:
+			if (d->clear) {
+				p->rclr |= d->val;
+				p->rset &= ~d->val;
+			} else {
+				p->rset |= d->val;
+				p->rclr &= ~d->val;
+			}
+			break;
+		case K_RATIME:
+			p->rclr |= ATTR_ATIME_ALL;
+			p->rset &= ~ATTR_ATIME_ALL;
+			if (!d->clear)
+				p->rset |= d->val;
+			break;
+		case K_SB:
+			if (p->nsb >= sizeof p->sb / sizeof p->sb[0])
+				return cv_error(err, E2BIG, "too many mount options");
+			p->sb[p->nsb++] = d->name;
+			break;
+		case K_BIND:
+			p->bind = true;
+			break;
+		case K_RBIND:
+			p->bind = p->rec = true;
+			break;
+		case K_PROP:
+		case K_RPROP:
+			p->prop = d->val;
+			p->rprop = d->kind == K_RPROP;
+			break;
+		case K_REMOUNT:
+			p->remount = true;
+			break;
+		case K_IDMAP:
+			p->idmap = true;
+			break;
+		case K_RIDMAP:
+			p->idmap = p->ridmap = true;
+			break;
+		case K_NOOP:
+			break;
+		case K_UNSUPPORTED:
+			return cv_error(err, ENOTSUP, "mount option `%s` is not supported", o);
+		}
+	}
+	return 0;
+}
+
+/* The kernel explains fsconfig failures in a message readable from the
+ * fs context fd; append it to the error. */
+static int fsconfig_error(int fsfd, cv_error_t *err, const char *ctx)
+{
+	int saved = errno;
+	char buf[256], msg[512] = "";
+	ssize_t n;
+	while ((n = read(fsfd, buf, sizeof buf - 1)) > 0) {
+		buf[n] = '\0';
+		if (n > 2 && buf[1] == ' ') {
+			size_t l = strlen(msg);
+			snprintf(msg + l, sizeof msg - l, "%s%s", l ? "; " : "", buf + 2);
+		}
+	}
+	if (msg[0])
+		return cv_error(err, saved, "%s (%s)", ctx, msg);
+	return cv_error(err, saved, "%s", ctx);
+}
+
+#define FSCONFIG_FAIL(fsfd, err, ...)                              \
+	({                                                         \
+		char _ctx[PATH_MAX + 512];                         \
+		int _saved = errno;                                \
+		snprintf(_ctx, sizeof _ctx, __VA_ARGS__);          \
+		errno = _saved;                                    \
+		fsconfig_error(fsfd, err, _ctx);                   \
+	})
+
+int cv_fs_new(const char *type, const char *source, const char *const *data, size_t ndata,
+	      uint64_t attr, cv_error_t *err)
+{
+	cleanup_close int fsfd = fsopen(type, FSOPEN_CLOEXEC);
+	if (fsfd < 0) {
+		if (errno == ENODEV)
+			return cv_error(err, ENODEV, "unknown filesystem type `%s`", type);
+		return cv_error_errno(err, "fsopen `%s`", type);
+	}
+	if (source && fsconfig(fsfd, FSCONFIG_SET_STRING, "source", source, 0) < 0)
+		return FSCONFIG_FAIL(fsfd, err, "mount `%s`: source `%s`", type, source);
+	for (size_t i = 0; i < ndata; i++) {
+		char key[256];
+		const char *eq = strchr(data[i], '=');
+		int r;
+		if (eq) {
+			size_t klen = (size_t)(eq - data[i]);
+			if (klen >= sizeof key)
+				return cv_error(err, EINVAL, "mount `%s`: option `%s` too long", type, data[i]);
+			memcpy(key, data[i], klen);
+			key[klen] = '\0';
+			r = fsconfig(fsfd, FSCONFIG_SET_STRING, key, eq + 1, 0);
+		} else {
+			r = fsconfig(fsfd, FSCONFIG_SET_FLAG, data[i], NULL, 0);
+		}
+		if (r < 0)
+			return FSCONFIG_FAIL(fsfd, err, "mount `%s`: option `%s`", type, data[i]);
+	}
+	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return FSCONFIG_FAIL(fsfd, err, "mount `%s`%s", type, source ? " from source" : "");
+	int mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, (unsigned int)attr);
+	if (mfd < 0)
+		return cv_error_errno(err, "fsmount `%s`", type);
+	return mfd;
+}
+
+int cv_attach_mount(int treefd, int destfd, const char *what, const char *dest, cv_error_t *err)
+{
+	if (move_mount(treefd, "", destfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return cv_error_errno(err, "mount `%s` on `%s`", what, dest);
+	return 0;
+}
+
+static uint64_t statvfs_attrs(unsigned long f)
+{
+	uint64_t a = 0;
+	if (f & ST_RDONLY)
+		a |= MOUNT_ATTR_RDONLY;
+	if (f & ST_NOSUID)
+		a |= MOUNT_ATTR_NOSUID;
+	if (f & ST_NODEV)
+		a |= MOUNT_ATTR_NODEV;
+	if (f & ST_NOEXEC)
+		a |= MOUNT_ATTR_NOEXEC;
+	if (f & ST_NODIRATIME)
+		a |= MOUNT_ATTR_NODIRATIME;
+	if (f & ST_NOATIME)
+		a |= MOUNT_ATTR_NOATIME;
+	else if (!(f & ST_RELATIME))
+		a |= MOUNT_ATTR_STRICTATIME;
+	return a;
+}
+
+static void attr_names(uint64_t set, uint64_t clr, char *buf, size_t len)
+{
+	static const struct { uint64_t v; const char *on, *off; } names[] = {
+		{ MOUNT_ATTR_RDONLY, "ro", "rw" },       { MOUNT_ATTR_NOSUID, "nosuid", "suid" },
+		{ MOUNT_ATTR_NODEV, "nodev", "dev" },    { MOUNT_ATTR_NOEXEC, "noexec", "exec" },
+		{ MOUNT_ATTR_NODIRATIME, "nodiratime", "diratime" },
+	};
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof names / sizeof names[0] && n < len; i++) {
+		const char *s = (set & names[i].v) ? names[i].on : (clr & names[i].v) ? names[i].off : NULL;
+		if (s)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", s);
+	}
+	if (n < len && (clr & ATTR_ATIME_ALL)) {
+		uint64_t a = set & ATTR_ATIME_ALL;
+		snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+			 a == MOUNT_ATTR_NOATIME ? "noatime" : a == MOUNT_ATTR_STRICTATIME ? "strictatime" : "relatime");
+	}
+}
+
+int cv_setattr_keep_locked(int fd, bool recursive, uint64_t set, uint64_t clr, const char *what,
+			   cv_error_t *err)
+{
+	unsigned int flags = AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0);
+	struct mount_attr a = { .attr_set = set, .attr_clr = clr };
+	if (set == 0 && clr == 0)
+		return 0;
+	if (mount_setattr(fd, "", flags, &a, sizeof a) == 0)
+		return 0;
+	if (errno == EPERM) {
+		/* In a user namespace the kernel locks the flags the source
+		 * mount had; keep them and apply the rest. */
+		struct statvfs sv;
+		if (fstatvfs(fd, &sv) < 0)
+			return cv_error_errno(err, "statvfs `%s`", what);
+		uint64_t locked = statvfs_attrs(sv.f_flag);
+		a.attr_set = set | (locked & ~ATTR_ATIME_ALL);
+		a.attr_clr = clr & ~locked;
+		if (clr & ATTR_ATIME_ALL) {
+			/* keep the source's atime mode too */
+			a.attr_set = (a.attr_set & ~ATTR_ATIME_ALL) | (locked & ATTR_ATIME_ALL);
+			a.attr_clr |= ATTR_ATIME_ALL;
+		}
+		if (mount_setattr(fd, "", flags, &a, sizeof a) == 0) {
+			cv_debug("mount `%s`: kept locked flags %#llx", what, (unsigned long long)locked);
+			return 0;
+		}
+	}
+	char names[128];
+	attr_names(set, clr, names, sizeof names);
+	return cv_error_errno(err, "set mount flags %s%s on `%s`", names, recursive ? " recursively" : "", what);
+}
+
+static int set_propagation(int fd, unsigned long prop, bool rec, const char *dest, cv_error_t *err)
+{
+	if (!prop)
+		return 0;
+	struct mount_attr a = { .propagation = prop };
+	if (mount_setattr(fd, "", AT_EMPTY_PATH | (rec ? AT_RECURSIVE : 0), &a, sizeof a) < 0)
+		return cv_error_errno(err, "set propagation of `%s`", dest);
+	return 0;
+}
+
+/* ---- idmapped mounts ---- */
+
+static int write_idmap(pid_t pid, const char *file, const oci_id_mappings *m, cv_error_t *err)
+{
+	char buf[4096], sub[64];
+	size_t n = 0;
+	for (size_t i = 0; i < m->len; i++) {
+		int w = snprintf(buf + n, sizeof buf - n, "%u %u %u\n", m->v[i].container_id,
+				 m->v[i].host_id, m->v[i].size);
+		if (w < 0 || (size_t)w >= sizeof buf - n)
+			return cv_error(err, E2BIG, "idmapped mount: too many %s entries", file);
+		n += (size_t)w;
+	}
+	snprintf(sub, sizeof sub, "%d/%s", (int)pid, file);
+	return cv_procfs_write(sub, buf, n, err);
+}
+
+/* A user namespace holding the mount's mappings, kept alive by its fd: a
+ * child unshares it and waits; we write its maps and open its ns file. */
+static int userns_for_mapping(const oci_id_mappings *uids, const oci_id_mappings *gids, cv_error_t *err)
+{
+	int sync[2];
+	if (pipe2(sync, O_CLOEXEC) < 0)
+		return cv_error_errno(err, "pipe");
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(sync[0]);
+		close(sync[1]);
+		return cv_error_errno(err, "fork");
+	}
+	if (pid == 0) {
+		char c = unshare(CLONE_NEWUSER) == 0 ? 'k' : 'e';
+		close(sync[0]);
+		if (write(sync[1], &c, 1) != 1)
+			_exit(1);
+		/* wait until the parent closes the write side... it holds none;
+		 * it kills us once it has the fd */
+		for (;;)
+			pause();
+	}
+	close(sync[1]);
+	char c = 0;
+	ssize_t n;
+	do
+		n = read(sync[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(sync[0]);
+	int ret = 0;
+	if (n != 1 || c != 'k') {
+		ret = cv_error(err, EPERM, "idmapped mount: cannot create a user namespace");
+		goto out;
+	}
+	if (uids->len && (ret = write_idmap(pid, "uid_map", uids, err)) < 0)
+		goto out;
+	if (gids->len && (ret = write_idmap(pid, "gid_map", gids, err)) < 0)
+		goto out;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+	ret = open(path, O_RDONLY | O_CLOEXEC);
+	if (ret < 0)
+		ret = cv_error_errno(err, "open `%s`", path);
+out:
+	(void)kill(pid, SIGKILL); /* it only waits for this */
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return ret;
+}
+
+static int apply_idmap(int tree, const oci_mount *m, const struct parsed_opts *p,
+		       const struct cv_rootfs_config *cfg, cv_error_t *err)
+{
+	const oci_id_mappings *u = &m->uid_mappings, *g = &m->gid_mappings;
+	if (!u->len && !g->len && cfg->spec->linux_) {
+		/* "idmap" alone: the container's own mappings */
+		u = &cfg->spec->linux_->uid_mappings;
+		g = &cfg->spec->linux_->gid_mappings;
+	}
+	if (!u->len || !g->len)
+		return cv_error(err, EINVAL, "idmapped mount on `%s`: uidMappings and gidMappings are both required",
+				m->destination);
+	cleanup_close int usernsfd = userns_for_mapping(u, g, err);
+	if (usernsfd < 0)
+		return cv_error_prefix(err, "idmapped mount on `%s`", m->destination);
+	struct mount_attr a = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)usernsfd };
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | (p->ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0)
+		return cv_error_errno(err, "idmapped mount of `%s` on `%s`", m->source ? m->source : "", m->destination);
+	return 0;
+}
+
+/* ---- cgroup v1 (type "cgroup") ---- */
+
+static int cgroup_attach_all(int rootfd, int tmpfs_destfd, const oci_mount *m, const struct parsed_opts *p,
+			     const struct cv_rootfs_config *cfg, cv_error_t *err);
+
+/* The per-mount attributes a bind or new mount gets. */
+static uint64_t base_attrs(const struct parsed_opts *p)
+{
+	return p->set;
+}
+
+static bool is_pseudo_fs(const char *type)
+{
+	static const char *const pseudo[] = { "proc", "sysfs", "cgroup", "cgroup2", "mqueue", "devpts",
+					      "tmpfs", "securityfs", "debugfs", "tracefs", "bpf", NULL };
+	for (const char *const *t = pseudo; *t; t++)
+		if (strcmp(*t, type) == 0)
+			return true;
+	return false;
+}
+
+static int mount_new_fs(const char *type, const oci_mount *m, struct parsed_opts *p,
+			const struct cv_rootfs_config *cfg, cv_error_t *err)
+{
+	const char *data[64];
+	size_t nd = 0;
+	if (p->ndata + p->nsb + 1 > sizeof data / sizeof data[0])
+		return cv_error(err, E2BIG, "mount `%s`: too many options", m->destination);
+	for (size_t i = 0; i < p->nsb; i++)
+		data[nd++] = p->sb[i];
+	/* Read-only superblocks only for filesystems with their own; proc,
+	 * sysfs and friends share theirs with the host. */
+	if ((p->set & MOUNT_ATTR_RDONLY) && !is_pseudo_fs(type))
+		data[nd++] = "ro";
+	for (size_t i = 0; i < p->ndata; i++)
+		data[nd++] = p->data[i];
+	const char *source = m->source;
+	if (source && !*source)
+		source = NULL;
+	(void)cfg;
+	return cv_fs_new(type, source ? source : type, data, nd, base_attrs(p), err);
+}
+
+static bool spec_has_cgroupns(const struct cv_rootfs_config *cfg)
+{
+	return cfg->new_cgroupns;
+}
+
+/* Finishes TREE (a detached mount) and attaches it at DEST in the rootfs. */
+static int finish_and_attach(int tree, int destfd, const oci_mount *m, const struct parsed_opts *p,
+			     bool attrs_done, cv_error_t *err)
+{
+	const char *what = m->source && *m->source ? m->source : (m->type ? m->type : "none");
+	if (!attrs_done && cv_setattr_keep_locked(tree, false, p->set, p->clr, what, err) < 0)
+		return cv_error_prefix(err, "mount on `%s`", m->destination);
+	if (cv_setattr_keep_locked(tree, true, p->rset, p->rclr, what, err) < 0)
+		return cv_error_prefix(err, "mount on `%s`", m->destination);
+	if (cv_attach_mount(tree, destfd, what, m->destination, err) < 0)
+		return -1;
+	return set_propagation(tree, p->prop, p->rprop, m->destination, err);
+}
+
+static int do_remount(int rootfd, const oci_mount *m, struct parsed_opts *p, cv_error_t *err)
+{
+	cleanup_close int fd = cv_open_in_root(rootfd, m->destination, O_PATH, 0, err);
+	if (fd < 0)
+		return cv_error_prefix(err, "remount");
+	if (p->nsb || p->ndata) {
+		cleanup_close int fsfd = fspick(fd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC);
+		if (fsfd < 0)
+			return cv_error_errno(err, "remount `%s`", m->destination);
+		for (size_t i = 0; i < p->nsb + p->ndata; i++) {
+			const char *o = i < p->nsb ? p->sb[i] : p->data[i - p->nsb];
+			const char *eq = strchr(o, '=');
+			int r;
+			if (eq) {
+				char key[256];
+				snprintf(key, sizeof key, "%.*s", (int)(eq - o), o);
+				r = fsconfig(fsfd, FSCONFIG_SET_STRING, key, eq + 1, 0);
+			} else {
+				r = fsconfig(fsfd, FSCONFIG_SET_FLAG, o, NULL, 0);
+			}
+			if (r < 0)
+				return FSCONFIG_FAIL(fsfd, err, "remount `%s`: option `%s`", m->destination, o);
+		}
+		if (fsconfig(fsfd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0)
+			return FSCONFIG_FAIL(fsfd, err, "remount `%s`", m->destination);
+	}
+	if (cv_setattr_keep_locked(fd, false, p->set, p->clr, m->destination, err) < 0 ||
+	    cv_setattr_keep_locked(fd, true, p->rset, p->rclr, m->destination, err) < 0)
+		return cv_error_prefix(err, "remount");
+	return set_propagation(fd, p->prop, p->rprop, m->destination, err);
+}
+
+int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *cfg, cv_error_t *err)
+{
+	struct parsed_opts p __attribute__((cleanup(parsed_free)));
+	const char *type = m->type && *m->type ? m->type : NULL;
+
+	if (parse_opts(m, &p, err) < 0)
+		return cv_error_prefix(err, "mount `%s`", m->destination);
+	if (type && (strcmp(type, "bind") == 0 || strcmp(type, "rbind") == 0)) {
+		p.bind = true;
+		if (type[0] == 'r')
+			p.rec = true;
+	}
+	if ((m->uid_mappings.len || m->gid_mappings.len) && !p.idmap)
+		p.idmap = true;
+	if (p.idmap && !p.bind)
+		return cv_error(err, EINVAL, "mount `%s`: idmapped mounts need a bind mount", m->destination);
+	if (p.remount)
+		return do_remount(rootfd, m, &p, err);
+	if (!p.bind && !type)
+		return cv_error(err, EINVAL, "mount `%s`: no type and not a bind mount", m->destination);
+
+	cleanup_close int tree = -1;
+	bool is_file = false, attrs_done = false;
+
+	if (p.bind) {
+		if (!m->source || !*m->source)
+			return cv_error(err, EINVAL, "bind mount on `%s`: no source", m->destination);
+		if (p.nsb || p.ndata)
+			cv_warn("bind mount on `%s`: options that only apply to a new filesystem are ignored",
+				m->destination);
+		tree = open_tree(AT_FDCWD, m->source,
+				 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p.rec ? AT_RECURSIVE : 0));
+		if (tree < 0)
+			return cv_error_errno(err, "bind mount `%s` on `%s`", m->source, m->destination);
+		struct stat st;
+		if (fstat(tree, &st) < 0)
+			return cv_error_errno(err, "stat `%s`", m->source);
+		is_file = !S_ISDIR(st.st_mode);
+		if (p.idmap && apply_idmap(tree, m, &p, cfg, err) < 0)
+			return -1;
+	} else if (strcmp(type, "cgroup") == 0) {
+		/* Below; needs the destination first. */
+	} else {
+		if (strcmp(type, "sysfs") == 0 && !cfg->new_netns)
+			p.set |= MOUNT_ATTR_RDONLY, p.clr &= ~(uint64_t)MOUNT_ATTR_RDONLY;
+		tree = mount_new_fs(type, m, &p, cfg, err);
+		if (tree < 0 && strcmp(type, "sysfs") == 0 && cfg->new_userns && (*err)->errnum == EPERM) {
+			/* A user namespace without its own network namespace may
+			 * not mount sysfs: bind the host's, read-only. */
+			cv_error_release(err);
+			tree = open_tree(AT_FDCWD, "/sys", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+			if (tree < 0)
+				return cv_error_errno(err, "bind `/sys` on `%s`", m->destination);
+			if (cv_setattr_keep_locked(tree, true, MOUNT_ATTR_RDONLY | p.set, p.clr & ~(uint64_t)MOUNT_ATTR_RDONLY,
+						   "/sys", err) < 0)
+				return -1;
+			attrs_done = true;
+		} else if (tree < 0) {
+			return cv_error_prefix(err, "mount on `%s`", m->destination);
+		} else {
+			attrs_done = true; /* fsmount applied them */
+		}
+	}
+
+	cleanup_close int destfd = cv_mkdir_open_in_root(rootfd, m->destination, is_file, err);
+	if (destfd < 0)
+		return cv_error_prefix(err, "mount destination");
+
+	if (!p.bind && strcmp(type, "cgroup") == 0)
+		return cgroup_attach_all(rootfd, destfd, m, &p, cfg, err);
+	return finish_and_attach(tree, destfd, m, &p, attrs_done, err);
+}
+
+bool cv_spec_binds_dev(const oci_spec *spec)
+{
+	for (size_t i = 0; i < spec->mounts_len; i++) {
+		const oci_mount *m = &spec->mounts[i];
+		char clean[PATH_MAX];
+		if (cv_path_clean(m->destination, clean, sizeof clean) < 0 || strcmp(clean, "dev") != 0)
+			continue;
+		if (m->type && (strcmp(m->type, "bind") == 0 || strcmp(m->type, "rbind") == 0))
+			return true;
+		for (size_t j = 0; j < m->options.len; j++)
+			if (strcmp(m->options.v[j], "bind") == 0 || strcmp(m->options.v[j], "rbind") == 0)
+				return true;
+	}
+	return false;
+}
+
+/* ---- cgroup v1 layout: a tmpfs with one entry per hierarchy ---- */
+
+struct cg_hier {
+	char mountpoint[PATH_MAX]; /* host mount point */
+	char root[PATH_MAX];       /* mount's root inside the hierarchy */
+	char name[256];            /* entry under the tmpfs: "cpu,cpuacct", "unified" */
+	char opts[256];            /* controllers for a fresh mount ("cpu,cpuacct", "name=systemd") */
+	bool v2;
+};
+
+/* Our cgroup path in the hierarchy whose /proc/self/cgroup controller
+ * list is CTRL ("" for v2). */
+static int own_cgroup(const char *cgfile, const char *ctrl, char *out, size_t outlen)
+{
+	const char *p = cgfile;
+	size_t cl = strlen(ctrl);
+	while (*p) {
+		const char *nl = strchrnul(p, '\n');
+		const char *c1 = memchr(p, ':', (size_t)(nl - p));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(nl - c1 - 1)) : NULL;
+		if (c2 && (size_t)(c2 - c1 - 1) == cl && strncmp(c1 + 1, ctrl, cl) == 0) {
+			snprintf(out, outlen, "%.*s", (int)(nl - c2 - 1), c2 + 1);
+			return 0;
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	return -ENOENT;
+}
+
+static char *read_small(const char *path, cv_error_t *err)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "open `%s`", path), NULL;
+	size_t cap = 16384, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return cv_error(err, ENOMEM, "read `%s`", path), NULL;
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				return cv_error(err, ENOMEM, "read `%s`", path), NULL;
+			}
+			buf = nb;
+		}
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return cv_error_errno(err, "read `%s`", path), NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/* mountinfo escapes spaces and such as \ooo */
+static void unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r;) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] && r[3]) {
+			*w++ = (char)(((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+static int list_hierarchies(struct cg_hier **out, size_t *nout, cv_error_t *err)
+{
+	cleanup_free char *mi = read_small("/proc/self/mountinfo", err);
+	if (!mi)
+		return -1;
+	struct cg_hier *v = NULL;
+	size_t n = 0;
+	for (char *line = mi, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		char fstype[32], super[512];
+		if (sscanf(sep + 3, "%31s %*s %511s", fstype, super) != 2)
+			continue;
+		bool v2 = strcmp(fstype, "cgroup2") == 0;
+		if (!v2 && strcmp(fstype, "cgroup") != 0)
+			continue;
+		char root[PATH_MAX], mp[PATH_MAX];
+		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, mp) != 2)
+			continue;
+		unescape(root);
+		unescape(mp);
+		/* controllers: the super options minus rw/ro and such */
+		char ctrl[256] = "";
+		if (!v2) {
+			size_t cl = 0;
+			for (char *tok = strtok(super, ","); tok; tok = strtok(NULL, ",")) {
+				if (strcmp(tok, "rw") == 0 || strcmp(tok, "ro") == 0 || strncmp(tok, "release_agent", 13) == 0 ||
+				    strcmp(tok, "clone_children") == 0 || strcmp(tok, "noprefix") == 0 ||
+				    strcmp(tok, "xattr") == 0 || strcmp(tok, "nsdelegate") == 0 ||
+				    strcmp(tok, "cpuset_v2_mode") == 0 || strcmp(tok, "favordynmods") == 0)
+					continue;
+				cl += (size_t)snprintf(ctrl + cl, sizeof ctrl - cl, "%s%s", cl ? "," : "", tok);
+				if (cl >= sizeof ctrl)
+					break;
+			}
+		}
+		/* one entry per hierarchy: skip duplicates (bind mounts of it) */
+		bool dup = false;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].v2 == v2 && strcmp(v[i].opts, ctrl) == 0)
+				dup = true;
+		if (dup)
+			continue;
+		struct cg_hier *nv = realloc(v, (n + 1) * sizeof *v);
+		if (!nv) {
+			free(v);
+			return cv_error(err, ENOMEM, "cgroup hierarchies");
+		}
+		v = nv;
+		struct cg_hier *h = &v[n++];
+		memset(h, 0, sizeof *h);
+		h->v2 = v2;
+		snprintf(h->mountpoint, sizeof h->mountpoint, "%s", mp);
+		snprintf(h->root, sizeof h->root, "%s", root);
+		snprintf(h->opts, sizeof h->opts, "%s", ctrl);
+		const char *base = strrchr(mp, '/');
+		snprintf(h->name, sizeof h->name, "%.255s", base ? base + 1 : mp);
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+static int cgroup_attach_all(int rootfd, int destfd, const oci_mount *m, const struct parsed_opts *p,
+			     const struct cv_rootfs_config *cfg, cv_error_t *err)
+{
+	(void)rootfd;
+	/* read-only unless "rw" was asked for explicitly */
+	uint64_t attrs = p->set;
+	if (!(p->clr & MOUNT_ATTR_RDONLY))
+		attrs |= MOUNT_ATTR_RDONLY;
+	static const char *const mode[] = { "mode=755" };
+	cleanup_close int tmp = cv_fs_new("tmpfs", "tmpfs", mode, 1, p->set & ~(uint64_t)MOUNT_ATTR_RDONLY, err);
+	if (tmp < 0)
+		return cv_error_prefix(err, "cgroup mount on `%s`", m->destination);
+	/* Attached first: the hierarchies then go onto a mount of our namespace. */
+	if (cv_attach_mount(tmp, destfd, "cgroup", m->destination, err) < 0)
+		return -1;
+
+	cleanup_free struct cg_hier *h = NULL;
+	size_t nh = 0;
+	if (list_hierarchies(&h, &nh, err) < 0)
+		return -1;
+	cleanup_free char *cgfile = read_small("/proc/self/cgroup", err);
+	if (!cgfile)
+		return -1;
+
+	for (size_t i = 0; i < nh; i++) {
+		char own[PATH_MAX];
+		const char *key = h[i].v2 ? "" : h[i].opts;
+		if (own_cgroup(cgfile, key, own, sizeof own) < 0) {
+			cv_debug("cgroup hierarchy `%s` not in /proc/self/cgroup, skipped", h[i].mountpoint);
+			continue;
+		}
+		cleanup_close int sub = -1;
+		if (spec_has_cgroupns(cfg)) {
+			/* In a cgroup namespace a fresh mount shows our own cgroup as its root. */
+			const char *const opt[] = { h[i].opts };
+			sub = h[i].v2 ? cv_fs_new("cgroup2", "cgroup2", NULL, 0, attrs, err)
+				      : cv_fs_new("cgroup", "cgroup", opt, 1, attrs, err);
+			if (sub < 0)
+				return cv_error_prefix(err, "cgroup mount on `%s`", m->destination);
+		} else {
+			/* Bind our own cgroup directory of the host hierarchy. */
+			const char *rel = own;
+			size_t rl = strlen(h[i].root);
+			if (strcmp(h[i].root, "/") != 0) {
+				if (strncmp(own, h[i].root, rl) != 0 || (own[rl] != '/' && own[rl] != '\0'))
+					continue; /* our cgroup is not visible through this mount */
+				rel = own + rl;
+			}
+			char src[PATH_MAX * 2];
+			snprintf(src, sizeof src, "%s%s", h[i].mountpoint, rel);
+			sub = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+			if (sub < 0)
+				return cv_error_errno(err, "cgroup mount on `%s`: bind `%s`", m->destination, src);
+			if (cv_setattr_keep_locked(sub, false, attrs, p->clr & ~(uint64_t)MOUNT_ATTR_RDONLY, src, err) < 0)
+				return cv_error_prefix(err, "cgroup mount on `%s`", m->destination);
+		}
+		if (mkdirat(tmp, h[i].name, 0755) < 0 && errno != EEXIST)
+			return cv_error_errno(err, "cgroup mount on `%s`: mkdir `%s`", m->destination, h[i].name);
+		if (move_mount(sub, "", tmp, h[i].name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			return cv_error_errno(err, "cgroup mount on `%s`: attach `%s`", m->destination, h[i].name);
+		/* "cpu" -> "cpu,cpuacct" for co-mounted controllers, as on the host */
+		if (!h[i].v2 && strchr(h[i].name, ',')) {
+			char names[256];
+			snprintf(names, sizeof names, "%s", h[i].name);
+			for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ","))
+				if (symlinkat(h[i].name, tmp, tok) < 0 && errno != EEXIST)
+					return cv_error_errno(err, "cgroup mount on `%s`: symlink `%s`", m->destination, tok);
+		}
+	}
+	if ((attrs & MOUNT_ATTR_RDONLY) &&
+	    cv_setattr_keep_locked(tmp, false, MOUNT_ATTR_RDONLY, 0, "cgroup tmpfs", err) < 0)
+		return -1;
+	return set_propagation(tmp, p->prop, p->rprop, m->destination, err);
+}

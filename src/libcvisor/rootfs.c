@@ -1,0 +1,148 @@
+/* The root of the container: propagation so nothing leaks to the host,
+ * the rootfs made a mount point, then pivot_root (or MS_MOVE + chroot). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "mounts-internal.h"
+#include "safe-path.h"
+
+static int parse_propagation(const char *s, unsigned long *out, cv_error_t *err)
+{
+	static const struct { const char *name; unsigned long flags; } table[] = {
+		{ "private", MS_PRIVATE },		{ "rprivate", MS_PRIVATE | MS_REC },
+		{ "slave", MS_SLAVE },			{ "rslave", MS_SLAVE | MS_REC },
+		{ "shared", MS_SHARED },		{ "rshared", MS_SHARED | MS_REC },
+		{ "unbindable", MS_UNBINDABLE },	{ "runbindable", MS_UNBINDABLE | MS_REC },
+	};
+	if (!s || !*s) {
+		*out = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (strcmp(table[i].name, s) == 0) {
+			*out = table[i].flags;
+			return 0;
+		}
+	return cv_error(err, EINVAL, "linux.rootfsPropagation: unknown value `%s`", s);
+}
+
+/* pivot_root refuses shared parents; when propagation leaves mounts
+ * shared, make the mount holding the rootfs private (in our namespace
+ * only: it is a copy of the host's). */
+static int make_parent_private(const char *rootfs, cv_error_t *err)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s", rootfs) >= (int)sizeof path)
+		return cv_error(err, ENAMETOOLONG, "rootfs `%s`", rootfs);
+	for (;;) {
+		struct statx stx;
+		if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &stx) < 0)
+			return cv_error_errno(err, "statx `%s`", path);
+		if ((stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+			break;
+		char *slash = strrchr(path, '/');
+		if (!slash || slash == path) {
+			strcpy(path, "/");
+			break;
+		}
+		*slash = '\0';
+	}
+	if (mount(NULL, path, NULL, MS_PRIVATE, NULL) < 0)
+		return cv_error_errno(err, "make `%s` private", path);
+	return 0;
+}
+
+static bool leaves_shared(unsigned long prop)
+{
+	return !(prop & MS_REC) || (prop & MS_SHARED);
+}
+
+static int rootfd = -1;
+
+int cv_rootfs_prepare(const struct cv_rootfs_config *cfg, cv_error_t *err)
+{
+	const oci_linux *lx = cfg->spec->linux_;
+	unsigned long prop;
+	if (parse_propagation(lx ? lx->rootfs_propagation : NULL, &prop, err) < 0)
+		return -1;
+	if (!prop)
+		prop = MS_SLAVE | MS_REC;
+
+	/* Nothing we mount from here on may reach the host. */
+	if (mount(NULL, "/", NULL, prop, NULL) < 0)
+		return cv_error_errno(err, "set propagation of `/`");
+	if (leaves_shared(prop) && make_parent_private(cfg->rootfs, err) < 0)
+		return -1;
+	if (mount(cfg->rootfs, cfg->rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return cv_error_errno(err, "bind rootfs `%s` onto itself", cfg->rootfs);
+	if (rootfd >= 0)
+		close(rootfd);
+	rootfd = open(cfg->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return cv_error_errno(err, "open rootfs `%s`", cfg->rootfs);
+
+	for (size_t i = 0; i < cfg->spec->mounts_len; i++)
+		if (cv_mount_one(rootfd, &cfg->spec->mounts[i], cfg, err) < 0)
+			return -1;
+	return cv_devices_setup(rootfd, cfg, err);
+}
+
+int cv_rootfs_finalize(const struct cv_rootfs_config *cfg, cv_error_t *err)
+{
+	const oci_linux *lx = cfg->spec->linux_;
+	unsigned long prop;
+	if (parse_propagation(lx ? lx->rootfs_propagation : NULL, &prop, err) < 0)
+		return -1;
+	cleanup_close int newroot = rootfd >= 0 ? rootfd : open(cfg->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rootfd = -1;
+	if (newroot < 0)
+		return cv_error_errno(err, "open rootfs `%s`", cfg->rootfs);
+	if (fchdir(newroot) < 0)
+		return cv_error_errno(err, "chdir to rootfs `%s`", cfg->rootfs);
+
+	if (cfg->no_pivot) {
+		if (mount(".", "/", NULL, MS_MOVE, NULL) < 0)
+			return cv_error_errno(err, "move rootfs `%s` to `/`", cfg->rootfs);
+		if (chroot(".") < 0)
+			return cv_error_errno(err, "chroot `%s`", cfg->rootfs);
+	} else {
+		/* The old root may be shared (rootfsPropagation shared); it is
+		 * thrown away, so making it private first costs nothing. */
+		if (prop && leaves_shared(prop) && mount(NULL, "/", NULL, MS_PRIVATE, NULL) < 0)
+			return cv_error_errno(err, "make old root private");
+		/* pivot_root(".", "."): the old root ends up stacked on "." and
+		 * is lazily detached, with no directory needed for it. */
+		if (syscall(SYS_pivot_root, ".", ".") < 0)
+			return cv_error_errno(err, "pivot_root to `%s`", cfg->rootfs);
+		/* keep the unmount from propagating to the host */
+		if (mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+			return cv_error_errno(err, "make old root slave");
+		if (umount2(".", MNT_DETACH) < 0)
+			return cv_error_errno(err, "detach old root");
+	}
+	if (chdir("/") < 0)
+		return cv_error_errno(err, "chdir `/`");
+
+	if (cv_masked_paths(cfg->spec, err) < 0 || cv_readonly_paths(cfg->spec, err) < 0)
+		return -1;
+	if (cfg->spec->root && cfg->spec->root->readonly) {
+		cleanup_close int r = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (r < 0)
+			return cv_error_errno(err, "open `/`");
+		if (cv_setattr_keep_locked(r, false, MOUNT_ATTR_RDONLY, 0, "/", err) < 0)
+			return cv_error_prefix(err, "read-only root");
+	}
+	if (prop && mount(NULL, "/", NULL, prop, NULL) < 0)
+		return cv_error_errno(err, "set rootfsPropagation of `/`");
+	return 0;
+}
