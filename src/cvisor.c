@@ -41,6 +41,7 @@ static const struct {
 	{ "update", cmd_update, "update a container's resource limits (not implemented yet)" },
 	{ "events", cmd_events, "show container events and statistics (not implemented yet)" },
 	{ "spec", cmd_spec, "write a default config.json" },
+	{ "features", cmd_features, "print the features this runtime supports, as JSON" },
 };
 
 static const char main_help[] =

@@ -3,6 +3,7 @@ src_cvisor_SOURCES += src/cvisor.c \
 	src/cmd/cmd.h src/cmd/common.c src/cmd/create-flags.h \
 	src/cmd/create.c src/cmd/start.c src/cmd/run.c src/cmd/state.c \
 	src/cmd/kill.c src/cmd/delete.c src/cmd/exec.c src/cmd/ps.c \
-	src/cmd/list.c src/cmd/pause.c src/cmd/resume.c src/cmd/spec.c
+	src/cmd/list.c src/cmd/pause.c src/cmd/resume.c src/cmd/spec.c \
+	src/cmd/features.c
 # helper "cgroups" owns these two
 src_cvisor_SOURCES += src/cmd/update.c src/cmd/events.c
