@@ -28,6 +28,10 @@ struct cv_cgroup_config {
 	const oci_resources *resources; /* may be NULL */
 	bool systemd;              /* --systemd-cgroup */
 	bool rootless;             /* failures to create are warnings, not errors */
+	/* linux.devices: the nodes the runtime creates are allowed in the
+	 * device cgroup after the resources' own rules. May be NULL. */
+	const oci_device *devices;
+	size_t devices_len;
 };
 
 /* Creates the directories (recording which ones cvisor made) and applies the
@@ -35,8 +39,9 @@ struct cv_cgroup_config {
 int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out, cv_error_t *err);
 /* Moves pid into every directory of the container's cgroup. */
 int cv_cgroup_enter(struct cv_cgroup *cg, pid_t pid, cv_error_t *err);
-/* An O_PATH|O_DIRECTORY fd of the v2 directory for clone3(CLONE_INTO_CGROUP),
- * or -1 when there is none (legacy layout). Owned by cg. */
+/* An O_RDONLY|O_DIRECTORY fd of the v2 directory for clone3(CLONE_INTO_CGROUP),
+ * or -1 unless the layout is pure unified (hybrid and legacy need
+ * cv_cgroup_enter for the v1 hierarchies). Owned by cg. */
 int cv_cgroup_unified_fd(struct cv_cgroup *cg);
 
 /* Persisting: the directories as "hierarchy" -> absolute path pairs (keys are

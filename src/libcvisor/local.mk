@@ -7,6 +7,14 @@ libcvisor_core_la_SOURCES += src/libcvisor/state-store.c src/libcvisor/state-sto
 # lifecycle (helper "lifecycle")
 libcvisor_core_la_SOURCES += \
 	src/libcvisor/container.c \
+	src/libcvisor/create.c src/libcvisor/create.h \
+	src/libcvisor/process.c src/libcvisor/process.h \
+	src/libcvisor/process-attrs.c src/libcvisor/process-attrs.h \
+	src/libcvisor/namespaces.c src/libcvisor/namespaces.h \
+	src/libcvisor/caps.c src/libcvisor/caps.h \
+	src/libcvisor/hooks.c src/libcvisor/hooks.h \
+	src/libcvisor/console.c src/libcvisor/console.h \
+	src/libcvisor/sync.c src/libcvisor/sync.h \
 	src/libcvisor/status.c src/libcvisor/status.h
 libcvisor_core_la_SOURCES += src/libcvisor/seccomp.c src/libcvisor/seccomp.h src/libcvisor/seccomp-internal.h \
 	src/libcvisor/seccomp-notify.c src/libcvisor/seccomp-cache.c
@@ -16,7 +24,7 @@ libcvisor_core_la_SOURCES += src/libcvisor/sandbox.c src/libcvisor/sandbox.h
 libcvisor_core_la_SOURCES += src/libcvisor/rootfs.c src/libcvisor/mounts.c src/libcvisor/mounts.h \
 	src/libcvisor/mounts-internal.h src/libcvisor/devices.c src/libcvisor/masked.c \
 	src/libcvisor/safe-path.c src/libcvisor/safe-path.h
-# filesystem (helper "rootfs")
-libcvisor_core_la_SOURCES += src/libcvisor/rootfs.c src/libcvisor/mounts.c src/libcvisor/mounts.h \
-	src/libcvisor/mounts-internal.h src/libcvisor/devices.c src/libcvisor/masked.c \
-	src/libcvisor/safe-path.c src/libcvisor/safe-path.h
+# cgroups (helper "cgroups")
+libcvisor_core_la_SOURCES += src/libcvisor/cgroups.c src/libcvisor/cgroups.h src/libcvisor/cgroups-internal.h \
+	src/libcvisor/cgroups-v1.c src/libcvisor/cgroups-v2.c src/libcvisor/cgroups-devices-bpf.c \
+	src/libcvisor/cgroups-systemd.c src/libcvisor/cgroups-convert.c

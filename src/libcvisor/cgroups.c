@@ -1,0 +1,1029 @@
+/* The cgroup manager: layout detection, path resolution, directory creation
+ * and removal, and the operations every layout shares (enter, pids, kill,
+ * freeze). v1/v2 resource files live in cgroups-v1.c / cgroups-v2.c.
+ *
+ * Hot path (every create): one statfs, one read of /proc/self/cgroup, then per
+ * hierarchy an open of its root, one mkdirat and one open of the new
+ * directory; every later file access is relative to that directory fd. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/magic.h>
+
+#include "cgroups-internal.h"
+#include "cleanup.h"
+#include "log.h"
+
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define UNIFIED_HYBRID CGROUP_ROOT "/unified"
+#define MAX_WAIT_MS 5000
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int cv_cgroup_layout(enum cv_cgroup_layout *out, cv_error_t *err)
+{
+	static enum cv_cgroup_layout cached;
+	struct statfs st;
+
+	if (cached) {
+		*out = cached;
+		return 0;
+	}
+	if (statfs(CGROUP_ROOT, &st) < 0)
+		return cv_error_errno(err, "statfs `%s`", CGROUP_ROOT);
+	if (st.f_type == CGROUP2_SUPER_MAGIC)
+		cached = CV_CGROUP_UNIFIED;
+	else if (statfs(UNIFIED_HYBRID, &st) == 0 && st.f_type == CGROUP2_SUPER_MAGIC)
+		cached = CV_CGROUP_HYBRID;
+	else
+		cached = CV_CGROUP_LEGACY;
+	*out = cached;
+	return 0;
+}
+
+/* ---- directory helpers ---- */
+
+int cv_cg_dir_fd(struct cv_cg_dir *d, cv_error_t *err)
+{
+	if (d->fd < 0) {
+		d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (d->fd < 0)
+			return cv_error_errno(err, "open cgroup `%s`", d->path);
+	}
+	return d->fd;
+}
+
+static bool key_has(const char *key, const char *controller)
+{
+	size_t n = strlen(controller);
+
+	for (const char *p = key; *p;) {
+		const char *e = strchrnul(p, ',');
+		if ((size_t)(e - p) == n && memcmp(p, controller, n) == 0)
+			return true;
+		p = *e ? e + 1 : e;
+	}
+	return false;
+}
+
+struct cv_cg_dir *cv_cg_find(struct cv_cgroup *cg, const char *controller)
+{
+	for (size_t i = 0; i < cg->n; i++) {
+		if (strcmp(controller, "unified") == 0) {
+			if (cg->dirs[i].unified)
+				return &cg->dirs[i];
+		} else if (!cg->dirs[i].unified && key_has(cg->dirs[i].key, controller))
+			return &cg->dirs[i];
+	}
+	return NULL;
+}
+
+int cv_cg_write(struct cv_cg_dir *d, const char *file, const char *value, cv_error_t *err)
+{
+	cleanup_close int fd = -1;
+	size_t len = strlen(value);
+	int dfd = cv_cg_dir_fd(d, err);
+
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "write %s \"%s\"", file, value);
+	if (write(fd, value, len) != (ssize_t)len)
+		return cv_error_errno(err, "write %s \"%s\"", file, value);
+	cv_debug("cgroup: %s/%s = %s", d->path, file, value);
+	return 0;
+}
+
+int cv_cg_writef(struct cv_cg_dir *d, const char *file, cv_error_t *err, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return cv_cg_write(d, file, buf, err);
+}
+
+static ssize_t read_at(int dfd, const char *file, char *buf, size_t size, cv_error_t *err)
+{
+	cleanup_close int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC);
+	size_t off = 0;
+
+	if (fd < 0)
+		return cv_error_errno(err, "read %s", file);
+	while (off + 1 < size) {
+		ssize_t r = read(fd, buf + off, size - 1 - off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return cv_error_errno(err, "read %s", file);
+		}
+		if (r == 0)
+			break;
+		off += r;
+	}
+	buf[off] = '\0';
+	return off;
+}
+
+ssize_t cv_cg_read(struct cv_cg_dir *d, const char *file, char *buf, size_t size, cv_error_t *err)
+{
+	int dfd = cv_cg_dir_fd(d, err);
+
+	if (dfd < 0)
+		return dfd;
+	return read_at(dfd, file, buf, size, err);
+}
+
+bool cv_cg_has_file(struct cv_cg_dir *d, const char *file)
+{
+	cv_error_t e = NULL;
+	int dfd = cv_cg_dir_fd(d, &e);
+
+	cv_error_release(&e);
+	return dfd >= 0 && faccessat(dfd, file, F_OK, 0) == 0;
+}
+
+/* ---- paths ---- */
+
+/* Appends the components of `p` to buf (at *len), refusing "." and "..". */
+static int append_components(char *buf, size_t size, size_t *len, const char *p, const char *what,
+			     cv_error_t *err)
+{
+	while (*p) {
+		const char *e;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		e = strchrnul(p, '/');
+		n = e - p;
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return cv_error(err, EINVAL, "%s: \".\" and \"..\" are not allowed in a cgroup path", what);
+		if (*len + n + 2 > size)
+			return cv_error(err, ENAMETOOLONG, "%s: cgroup path too long", what);
+		if (*len)
+			buf[(*len)++] = '/';
+		memcpy(buf + *len, p, n);
+		*len += n;
+		buf[*len] = '\0';
+		p = e;
+	}
+	return 0;
+}
+
+int cv_cg_resolve_path(const char *own, const char *cgroups_path, const char *id, char **out,
+		       cv_error_t *err)
+{
+	char buf[4096];
+	size_t len = 0;
+	int r;
+
+	buf[0] = '\0';
+	if (cgroups_path && *cgroups_path == '/') {
+		r = append_components(buf, sizeof buf, &len, cgroups_path, "linux.cgroupsPath", err);
+	} else {
+		r = append_components(buf, sizeof buf, &len, own ? own : "", "/proc/self/cgroup", err);
+		if (r == 0 && cgroups_path && *cgroups_path)
+			r = append_components(buf, sizeof buf, &len, cgroups_path, "linux.cgroupsPath", err);
+		else if (r == 0) {
+			if (!id || !*id || strchr(id, '/') || strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
+				return cv_error(err, EINVAL, "invalid container id \"%s\" for a cgroup name", id ? id : "");
+			r = append_components(buf, sizeof buf, &len, id, "container id", err);
+		}
+	}
+	if (r < 0)
+		return r;
+	if (len == 0)
+		return cv_error(err, EINVAL, "linux.cgroupsPath \"%s\": the root cgroup cannot be a container's cgroup",
+				cgroups_path ? cgroups_path : "");
+	*out = strdup(buf);
+	if (!*out)
+		return cv_error(err, ENOMEM, "cgroup path");
+	return 0;
+}
+
+/* ---- the object ---- */
+
+static void dir_clear(struct cv_cg_dir *d)
+{
+	free(d->key);
+	free(d->path);
+	free(d->created);
+	if (d->fd >= 0)
+		(void)close(d->fd); /* read-only directory fd: nothing to flush */
+}
+
+void cv_cgroup_free(struct cv_cgroup *cg)
+{
+	if (!cg)
+		return;
+	for (size_t i = 0; i < cg->n; i++)
+		dir_clear(&cg->dirs[i]);
+	free(cg->dirs);
+	free(cg);
+}
+
+static struct cv_cg_dir *add_dir(struct cv_cgroup *cg, const char *key, const char *path, cv_error_t *err)
+{
+	struct cv_cg_dir *v = realloc(cg->dirs, (cg->n + 1) * sizeof *v);
+	struct cv_cg_dir *d;
+
+	if (!v) {
+		cv_error(err, ENOMEM, "cgroup");
+		return NULL;
+	}
+	cg->dirs = v;
+	d = &v[cg->n];
+	*d = (struct cv_cg_dir){ .fd = -1 };
+	d->key = strdup(key);
+	d->path = strdup(path);
+	if (!d->key || !d->path) {
+		free(d->key);
+		free(d->path);
+		cv_error(err, ENOMEM, "cgroup");
+		return NULL;
+	}
+	cg->n++;
+	return d;
+}
+
+/* Gives the new v1 cpuset directory `path` (relative to rootfd) its parent's
+ * cpus and mems: a new cpuset is empty and would refuse tasks. */
+static int cpuset_inherit(int rootfd, const char *root, const char *path, cv_error_t *err)
+{
+	const char *slash = strrchr(path, '/');
+	cleanup_free char *parent_path = slash ? strndup(path, slash - path) : strdup(".");
+	cleanup_close int parent = -1, child = -1;
+
+	if (!parent_path)
+		return cv_error(err, ENOMEM, "cgroup path");
+	parent = openat(rootfd, parent_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parent < 0)
+		return cv_error_errno(err, "open cgroup `%s/%s`", root, parent_path);
+	child = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (child < 0)
+		return cv_error_errno(err, "open cgroup `%s/%s`", root, path);
+	return cv_cg_v1_copy_cpuset(parent, child, err);
+}
+
+/* mkdir -p of `rel` under the hierarchy root `rootfd`, recording in d->created
+ * the topmost directory made. */
+static int make_dirs(int rootfd, const char *root, const char *rel, struct cv_cg_dir *d, bool cpuset,
+		     cv_error_t *err)
+{
+	char buf[4096];
+	size_t len = strlen(rel);
+
+	if (mkdirat(rootfd, rel, 0755) == 0) {
+		if (asprintf(&d->created, "%s/%s", root, rel) < 0) {
+			d->created = NULL;
+			return cv_error(err, ENOMEM, "cgroup path");
+		}
+		return cpuset ? cpuset_inherit(rootfd, root, rel, err) : 0;
+	}
+	if (errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return cv_error_errno(err, "create cgroup `%s/%s`", root, rel);
+	if (len >= sizeof buf)
+		return cv_error(err, ENAMETOOLONG, "cgroup path too long");
+	/* Some ancestors are missing: create from the top down. */
+	memcpy(buf, rel, len + 1);
+	for (size_t i = 1; i <= len; i++) {
+		char c = buf[i];
+
+		if (c != '/' && c != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdirat(rootfd, buf, 0755) == 0) {
+			if (!d->created && asprintf(&d->created, "%s/%s", root, buf) < 0) {
+				d->created = NULL;
+				return cv_error(err, ENOMEM, "cgroup path");
+			}
+			if (cpuset && cpuset_inherit(rootfd, root, buf, err) < 0)
+				return -1;
+		} else if (errno != EEXIST)
+			return cv_error_errno(err, "create cgroup `%s/%s`", root, buf);
+		buf[i] = c;
+	}
+	return 0;
+}
+
+/* Removes `path` and any child cgroups made inside it (by the container),
+ * deepest first. EBUSY (tasks still exiting) is retried until *deadline_ms
+ * of waiting is used up. */
+static int remove_tree(const char *path, long *budget_ms, cv_error_t *err)
+{
+	long wait = 1;
+
+	for (;;) {
+		if (rmdir(path) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY && errno != ENOTEMPTY)
+			return cv_error_errno(err, "remove cgroup `%s`", path);
+		/* Child cgroups first. */
+		{
+			cleanup_dir DIR *dir = opendir(path);
+			struct dirent *de;
+			bool had_child = false;
+
+			if (!dir)
+				return cv_error_errno(err, "remove cgroup `%s`", path);
+			while ((de = readdir(dir))) {
+				cleanup_free char *sub = NULL;
+				if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
+				    strcmp(de->d_name, "..") == 0)
+					continue;
+				if (asprintf(&sub, "%s/%s", path, de->d_name) < 0)
+					return cv_error(err, ENOMEM, "cgroup path");
+				had_child = true;
+				if (remove_tree(sub, budget_ms, err) < 0)
+					return -1;
+			}
+			if (had_child && (rmdir(path) == 0 || errno == ENOENT))
+				return 0;
+		}
+		if (*budget_ms <= 0)
+			return cv_error(err, EBUSY, "remove cgroup `%s`: processes are still in it", path);
+		sleep_ms(wait);
+		*budget_ms -= wait;
+		if (wait < 64)
+			wait *= 2;
+	}
+}
+
+int cv_cgroup_destroy(struct cv_cgroup *cg, cv_error_t *err)
+{
+	long budget = MAX_WAIT_MS;
+	int ret = 0;
+
+	if (!cg)
+		return 0;
+	for (size_t i = 0; i < cg->n; i++) {
+		struct cv_cg_dir *d = &cg->dirs[i];
+		size_t top;
+		cleanup_free char *p = NULL;
+		cv_error_t e = NULL;
+
+		if (!d->created)
+			continue; /* never remove what we did not create */
+		if (d->fd >= 0) {
+			(void)close(d->fd); /* directory fd: nothing to flush */
+			d->fd = -1;
+		}
+		top = strlen(d->created);
+		if (remove_tree(d->path, &budget, &e) < 0) {
+			if (ret == 0)
+				cv_error_move(err, &e), ret = cv_error_ret(*err);
+			cv_error_release(&e);
+			continue;
+		}
+		/* Then the intermediate directories we made, up to the topmost. */
+		p = strdup(d->path);
+		if (!p)
+			return cv_error(err, ENOMEM, "cgroup path");
+		for (;;) {
+			char *s = strrchr(p, '/');
+			if (!s || (size_t)(s - p) < top)
+				break;
+			*s = '\0';
+			if (rmdir(p) < 0 && errno != ENOENT) {
+				/* Another container may share the parent: keep it. */
+				cv_debug("cgroup: keeping `%s`: %m", p);
+				break;
+			}
+		}
+		free(d->created);
+		d->created = NULL;
+	}
+	return ret;
+}
+
+/* One line of /proc/self/cgroup: "ID:CONTROLLERS:PATH". */
+struct own_line {
+	char *controllers;
+	char *path;
+	bool v2;
+};
+
+static int read_self_cgroup(char *buf, size_t size, struct own_line *lines, size_t max, size_t *n,
+			    cv_error_t *err)
+{
+	cleanup_close int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	size_t off = 0;
+	char *p;
+
+	if (fd < 0)
+		return cv_error_errno(err, "open /proc/self/cgroup");
+	for (;;) {
+		ssize_t r = read(fd, buf + off, size - 1 - off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return cv_error_errno(err, "read /proc/self/cgroup");
+		}
+		if (r == 0)
+			break;
+		off += r;
+		if (off + 1 >= size)
+			return cv_error(err, EFBIG, "read /proc/self/cgroup: too large");
+	}
+	buf[off] = '\0';
+	*n = 0;
+	for (p = buf; *p && *n < max;) {
+		char *nl = strchrnul(p, '\n');
+		char *c1 = memchr(p, ':', nl - p), *c2;
+		char *next = *nl ? nl + 1 : nl;
+
+		*nl = '\0';
+		if (c1 && (c2 = strchr(c1 + 1, ':'))) {
+			*c1 = '\0';
+			*c2 = '\0';
+			lines[*n].controllers = c1 + 1;
+			lines[*n].path = c2 + 1;
+			lines[*n].v2 = strcmp(p, "0") == 0 && c1[1] == '\0';
+			(*n)++;
+		}
+		p = next;
+	}
+	return 0;
+}
+
+/* Mount point of a v1 hierarchy: /sys/fs/cgroup/<controllers> (the usual
+ * name, also for co-mounted "cpu,cpuacct"), or /sys/fs/cgroup/<name> for
+ * name=X hierarchies. */
+static int open_v1_root(const char *controllers, char *root, size_t size)
+{
+	const char *name = strncmp(controllers, "name=", 5) == 0 ? controllers + 5 : controllers;
+	int fd;
+
+	snprintf(root, size, CGROUP_ROOT "/%s", name);
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && strchr(name, ',')) {
+		snprintf(root, size, CGROUP_ROOT "/%.*s", (int)strcspn(name, ","), name);
+		fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	return fd;
+}
+
+/* Pure v2: enables the available controllers in every ancestor of `rel`
+ * from `start_len` (the caller's own cgroup) down to the leaf's parent. */
+static int v2_enable_ancestors(int rootfd, const char *rel, size_t start_len, cv_error_t *err)
+{
+	char buf[4096];
+	size_t len = strlen(rel);
+
+	if (len >= sizeof buf)
+		return cv_error(err, ENAMETOOLONG, "cgroup path too long");
+	memcpy(buf, rel, len + 1);
+	for (size_t i = start_len; i < len; i++) {
+		cleanup_close int fd = -1;
+		if (i != start_len && buf[i] != '/')
+			continue;
+		if (i == 0)
+			fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		else {
+			buf[i] = '\0';
+			fd = openat(rootfd, buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			buf[i] = '/';
+		}
+		if (fd < 0)
+			return cv_error_errno(err, "open cgroup `%.*s`", (int)i, buf);
+		if (cv_cg_v2_enable(fd, NULL, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static bool rootless_skippable(int e)
+{
+	return e == EACCES || e == EPERM || e == EROFS;
+}
+
+static int apply(struct cv_cgroup *cg, const oci_resources *r, bool update, cv_error_t *err)
+{
+	if (cg->layout == CV_CGROUP_UNIFIED) {
+		struct cv_cg_dir *d = cv_cg_find(cg, "unified");
+		if (!d)
+			return r ? cv_error(err, ENOENT, "no cgroup v2 directory to apply linux.resources to") : 0;
+		return cv_cg_v2_apply(cg, d, r, update, err);
+	}
+	return cv_cg_v1_apply(cg, r, update, err);
+}
+
+int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out, cv_error_t *err)
+{
+	char buf[4096], root[512];
+	struct own_line lines[64];
+	size_t nlines;
+	struct cv_cgroup *cg;
+	enum cv_cgroup_layout layout;
+	bool absolute = cfg->cgroups_path && cfg->cgroups_path[0] == '/';
+	int r;
+
+	if (cfg->systemd) {
+		struct cv_cg_systemd_path sp = { 0 };
+		r = cv_cg_systemd_parse(cfg->cgroups_path, cfg->id, &sp, err);
+		cv_cg_systemd_path_clear(&sp);
+		if (r < 0)
+			return r;
+		return cv_cg_systemd_check(err);
+	}
+	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof buf, lines, 64, &nlines, err) < 0)
+		return -1;
+	cg = calloc(1, sizeof *cg);
+	if (!cg)
+		return cv_error(err, ENOMEM, "cgroup");
+	cg->layout = layout;
+	cg->rootless = cfg->rootless;
+	cg->node_devices = cfg->devices;
+	cg->n_node_devices = cfg->devices_len;
+
+	for (size_t i = 0; i < nlines; i++) {
+		struct own_line *l = &lines[i];
+		cleanup_close int rootfd = -1;
+		cleanup_free char *rel = NULL;
+		cleanup_free char *full = NULL;
+		struct cv_cg_dir *d;
+
+		if (l->v2) {
+			if (layout == CV_CGROUP_LEGACY)
+				continue;
+			snprintf(root, sizeof root, "%s", layout == CV_CGROUP_UNIFIED ? CGROUP_ROOT : UNIFIED_HYBRID);
+			rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		} else {
+			if (layout == CV_CGROUP_UNIFIED || !*l->controllers)
+				continue;
+			rootfd = open_v1_root(l->controllers, root, sizeof root);
+		}
+		if (rootfd < 0) {
+			cv_debug("cgroup: hierarchy \"%s\" is not mounted at %s: %m", l->controllers, root);
+			continue;
+		}
+		if (cv_cg_resolve_path(l->path, cfg->cgroups_path, cfg->id, &rel, err) < 0)
+			goto fail;
+		if (asprintf(&full, "%s/%s", root, rel) < 0) {
+			full = NULL;
+			cv_error(err, ENOMEM, "cgroup path");
+			goto fail;
+		}
+		d = add_dir(cg, l->v2 ? "unified" : l->controllers, full, err);
+		if (!d)
+			goto fail;
+		d->unified = l->v2;
+		r = make_dirs(rootfd, root, rel, d, !l->v2 && key_has(l->controllers, "cpuset"), err);
+		if (r == 0 && l->v2 && layout == CV_CGROUP_UNIFIED) {
+			size_t own_len = 0;
+			if (!absolute) {
+				const char *o = l->path;
+				while (*o == '/')
+					o++;
+				own_len = strlen(o);
+			}
+			r = v2_enable_ancestors(rootfd, rel, own_len, err);
+		}
+		if (r == 0 && cv_cg_dir_fd(d, err) < 0)
+			r = -1;
+		if (r < 0) {
+			if (cfg->rootless && rootless_skippable((*err)->errnum) && !d->created) {
+				cv_warn("rootless: ignoring cgroup %s: %s", d->path, (*err)->msg);
+				cv_error_release(err);
+				dir_clear(d);
+				cg->n--;
+				continue;
+			}
+			goto fail;
+		}
+	}
+	if (apply(cg, cfg->resources, false, err) < 0)
+		goto fail;
+	if (cg->layout == CV_CGROUP_UNIFIED && !cfg->rootless) {
+		struct cv_cg_dir *d = cv_cg_find(cg, "unified");
+		const oci_resources *res = cfg->resources;
+		cleanup_free oci_device_cgroup *extra = NULL;
+		size_t nnodes = 0;
+		if (d && cv_cg_node_device_rules(cfg->devices, cfg->devices_len, &extra, &nnodes, err) < 0)
+			goto fail;
+		if (d) {
+			/* defaults first, then the nodes: one list after the spec's rules */
+			oci_device_cgroup *all = realloc(extra, (nnodes + cv_cg_default_device_rules_len) * sizeof *all);
+			if (!all) {
+				cv_error(err, ENOMEM, "device rules");
+				goto fail;
+			}
+			extra = all;
+			memmove(all + cv_cg_default_device_rules_len, all, nnodes * sizeof *all);
+			memcpy(all, cv_cg_default_device_rules, cv_cg_default_device_rules_len * sizeof *all);
+			if (cv_cg_devices_bpf_attach(d->fd, res ? res->devices : NULL, res ? res->devices_len : 0, all,
+						     nnodes + cv_cg_default_device_rules_len, err) < 0) {
+				cv_error_prefix(err, "linux.resources.devices");
+				goto fail;
+			}
+		}
+	}
+	cg->node_devices = NULL;
+	cg->n_node_devices = 0;
+	*out = cg;
+	return 0;
+
+fail: {
+	cv_error_t e = NULL;
+	int ret = cv_error_ret(*err);
+	if (cv_cgroup_destroy(cg, &e) < 0)
+		cv_warn("cleaning up after a failed cgroup setup: %s", e->msg);
+	cv_error_release(&e);
+	cv_cgroup_free(cg);
+	return ret;
+}
+}
+
+int cv_cgroup_enter(struct cv_cgroup *cg, pid_t pid, cv_error_t *err)
+{
+	char v[24];
+
+	snprintf(v, sizeof v, "%d", (int)pid);
+	for (size_t i = 0; i < cg->n; i++) {
+		if (cv_cg_write(&cg->dirs[i], "cgroup.procs", v, err) < 0) {
+			if (cg->rootless && rootless_skippable((*err)->errnum)) {
+				cv_warn("rootless: not joining cgroup %s: %s", cg->dirs[i].path, (*err)->msg);
+				cv_error_release(err);
+				continue;
+			}
+			return cv_error_prefix(err, "join cgroup `%s`", cg->dirs[i].path);
+		}
+	}
+	return 0;
+}
+
+int cv_cgroup_unified_fd(struct cv_cgroup *cg)
+{
+	struct cv_cg_dir *d;
+	cv_error_t e = NULL;
+	int fd;
+
+	if (cg->layout != CV_CGROUP_UNIFIED || !(d = cv_cg_find(cg, "unified")))
+		return -1;
+	fd = cv_cg_dir_fd(d, &e);
+	cv_error_release(&e);
+	return fd;
+}
+
+#define CREATED_PREFIX "created:"
+
+static int kv_add(oci_kv_list *kv, const char *k1, const char *k2, const char *v, cv_error_t *err)
+{
+	oci_kv *n = realloc(kv->v, (kv->len + 1) * sizeof *n);
+
+	if (!n)
+		return cv_error(err, ENOMEM, "cgroup paths");
+	kv->v = n;
+	if (asprintf(&n[kv->len].key, "%s%s", k1, k2) < 0)
+		return cv_error(err, ENOMEM, "cgroup paths");
+	n[kv->len].value = strdup(v);
+	if (!n[kv->len].value) {
+		free(n[kv->len].key);
+		return cv_error(err, ENOMEM, "cgroup paths");
+	}
+	kv->len++;
+	return 0;
+}
+
+int cv_cgroup_save(const struct cv_cgroup *cg, oci_kv_list *paths, cv_error_t *err)
+{
+	for (size_t i = 0; i < cg->n; i++) {
+		const struct cv_cg_dir *d = &cg->dirs[i];
+		if (kv_add(paths, "", d->key, d->path, err) < 0)
+			return -1;
+		if (d->created && kv_add(paths, CREATED_PREFIX, d->key, d->created, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int cv_cgroup_load(const oci_kv_list *paths, struct cv_cgroup **out, cv_error_t *err)
+{
+	struct cv_cgroup *cg = calloc(1, sizeof *cg);
+	bool v1 = false, v2 = false;
+
+	if (!cg)
+		return cv_error(err, ENOMEM, "cgroup");
+	for (size_t i = 0; i < paths->len; i++) {
+		const oci_kv *kv = &paths->v[i];
+		struct cv_cg_dir *d;
+
+		if (!kv->key || !kv->value || strncmp(kv->key, CREATED_PREFIX, strlen(CREATED_PREFIX)) == 0)
+			continue;
+		if (kv->value[0] != '/' || strstr(kv->value, "/../")) {
+			cv_cgroup_free(cg);
+			return cv_error(err, EINVAL, "state: invalid cgroup path \"%s\"", kv->value);
+		}
+		d = add_dir(cg, kv->key, kv->value, err);
+		if (!d) {
+			cv_cgroup_free(cg);
+			return -1;
+		}
+		d->unified = strcmp(kv->key, "unified") == 0;
+		if (d->unified)
+			v2 = true;
+		else
+			v1 = true;
+	}
+	for (size_t i = 0; i < paths->len; i++) {
+		const oci_kv *kv = &paths->v[i];
+		const char *key;
+
+		if (!kv->key || !kv->value || strncmp(kv->key, CREATED_PREFIX, strlen(CREATED_PREFIX)) != 0)
+			continue;
+		key = kv->key + strlen(CREATED_PREFIX);
+		for (size_t j = 0; j < cg->n; j++) {
+			size_t n = strlen(kv->value);
+			/* Only an ancestor-or-self of the saved directory. */
+			if (strcmp(cg->dirs[j].key, key) == 0 && strncmp(cg->dirs[j].path, kv->value, n) == 0 &&
+			    (cg->dirs[j].path[n] == '\0' || cg->dirs[j].path[n] == '/')) {
+				free(cg->dirs[j].created);
+				cg->dirs[j].created = strdup(kv->value);
+			}
+		}
+	}
+	cg->layout = v1 && v2 ? CV_CGROUP_HYBRID : v2 ? CV_CGROUP_UNIFIED : CV_CGROUP_LEGACY;
+	*out = cg;
+	return 0;
+}
+
+/* The directory whose cgroup.procs lists the container's processes. */
+static struct cv_cg_dir *procs_dir(struct cv_cgroup *cg)
+{
+	static const char *const pref[] = { "freezer", "pids", "memory", "cpu", "devices" };
+	struct cv_cg_dir *d;
+
+	if (cg->layout == CV_CGROUP_UNIFIED)
+		return cv_cg_find(cg, "unified");
+	for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++)
+		if ((d = cv_cg_find(cg, pref[i])))
+			return d;
+	return cg->n ? &cg->dirs[0] : NULL;
+}
+
+struct pid_vec {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static int collect_pids(int dfd, const char *path, struct pid_vec *pv, int depth, cv_error_t *err)
+{
+	char buf[65536];
+	ssize_t len;
+	cleanup_dir DIR *dir = NULL;
+	struct dirent *de;
+	int sub;
+
+	if (depth > 64)
+		return 0;
+	len = read_at(dfd, "cgroup.procs", buf, sizeof buf, err);
+	if (len < 0)
+		return cv_error_prefix(err, "cgroup `%s`", path);
+	for (char *p = buf; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pv->n == pv->cap) {
+			size_t cap = pv->cap ? pv->cap * 2 : 16;
+			pid_t *n = realloc(pv->v, cap * sizeof *n);
+			if (!n)
+				return cv_error(err, ENOMEM, "pids");
+			pv->v = n;
+			pv->cap = cap;
+		}
+		pv->v[pv->n++] = (pid_t)v;
+		p = end;
+		while (*p == '\n')
+			p++;
+	}
+	/* Child cgroups the container made. */
+	sub = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sub < 0)
+		return cv_error_errno(err, "open cgroup `%s`", path);
+	dir = fdopendir(sub);
+	if (!dir) {
+		(void)close(sub); /* fdopendir failed: the fd is still ours */
+		return cv_error_errno(err, "open cgroup `%s`", path);
+	}
+	while ((de = readdir(dir))) {
+		cleanup_close int cfd = -1;
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		cfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cfd < 0)
+			continue; /* removed meanwhile */
+		if (collect_pids(cfd, path, pv, depth + 1, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int cv_cgroup_pids(struct cv_cgroup *cg, pid_t **pids, size_t *n, cv_error_t *err)
+{
+	struct cv_cg_dir *d = procs_dir(cg);
+	struct pid_vec pv = { 0 };
+	int dfd;
+
+	*pids = NULL;
+	*n = 0;
+	if (!d)
+		return 0;
+	dfd = cv_cg_dir_fd(d, err);
+	if (dfd < 0) {
+		if ((*err)->errnum == ENOENT) {
+			cv_error_release(err);
+			return 0;
+		}
+		return -1;
+	}
+	if (collect_pids(dfd, d->path, &pv, 0, err) < 0) {
+		free(pv.v);
+		return -1;
+	}
+	*pids = pv.v;
+	*n = pv.n;
+	return 0;
+}
+
+static bool contains(const pid_t *v, size_t n, pid_t p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == p)
+			return true;
+	return false;
+}
+
+int cv_cgroup_kill(struct cv_cgroup *cg, int signal, cv_error_t *err)
+{
+	cleanup_free pid_t *signalled = NULL;
+	size_t nsignalled = 0;
+
+	if (signal == SIGKILL && cg->layout == CV_CGROUP_UNIFIED) {
+		struct cv_cg_dir *d = cv_cg_find(cg, "unified");
+		if (d && cv_cg_has_file(d, "cgroup.kill"))
+			return cv_cg_write(d, "cgroup.kill", "1", err);
+	}
+	/* Signal until a pass finds nobody new: a process forked meanwhile is
+	 * caught by the next pass. */
+	for (int pass = 0; pass < 1000; pass++) {
+		cleanup_free pid_t *pids = NULL;
+		size_t n;
+		bool fresh = false;
+
+		if (cv_cgroup_pids(cg, &pids, &n, err) < 0)
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			pid_t *grown;
+			if (contains(signalled, nsignalled, pids[i]))
+				continue;
+			if (kill(pids[i], signal) < 0 && errno != ESRCH)
+				return cv_error_errno(err, "kill %d", (int)pids[i]);
+			fresh = true;
+			grown = realloc(signalled, (nsignalled + 1) * sizeof *grown);
+			if (!grown)
+				return cv_error(err, ENOMEM, "pids");
+			signalled = grown;
+			signalled[nsignalled++] = pids[i];
+		}
+		if (!fresh)
+			return 0;
+	}
+	return cv_error(err, EAGAIN, "kill: processes keep appearing in the cgroup");
+}
+
+/* v2: cgroup.events "frozen 0|1", waited for with poll(POLLPRI). */
+static int v2_wait_frozen(struct cv_cg_dir *d, bool want, cv_error_t *err)
+{
+	cleanup_close int fd = -1;
+	int dfd = cv_cg_dir_fd(d, err);
+	long left = MAX_WAIT_MS;
+
+	if (dfd < 0)
+		return -1;
+	fd = openat(dfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "read cgroup.events");
+	for (;;) {
+		char buf[256];
+		ssize_t r = pread(fd, buf, sizeof buf - 1, 0);
+		char *f;
+		struct pollfd pfd = { .fd = fd, .events = POLLPRI };
+		struct timespec t0, t1;
+
+		if (r < 0)
+			return cv_error_errno(err, "read cgroup.events");
+		buf[r] = '\0';
+		f = strstr(buf, "frozen ");
+		if (!f)
+			return cv_error(err, ENOTSUP, "cgroup.events has no \"frozen\" field: the kernel cannot freeze cgroups");
+		if ((f[7] == '1') == want)
+			return 0;
+		if (left <= 0)
+			return cv_error(err, ETIMEDOUT, "%s `%s`: timed out", want ? "freeze" : "thaw", d->path);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			return cv_error_errno(err, "poll cgroup.events");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		left -= (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 + 1;
+	}
+}
+
+int cv_cgroup_freeze(struct cv_cgroup *cg, bool freeze, cv_error_t *err)
+{
+	struct cv_cg_dir *d = cg->layout == CV_CGROUP_UNIFIED ? NULL : cv_cg_find(cg, "freezer");
+
+	if (d) {
+		long wait = 1, left = MAX_WAIT_MS;
+		if (cv_cg_write(d, "freezer.state", freeze ? "FROZEN" : "THAWED", err) < 0)
+			return -1;
+		/* v1 reports FREEZING until every task stopped; no notification
+		 * exists, so poll the state with a growing interval. */
+		for (;;) {
+			char buf[32];
+			if (cv_cg_read(d, "freezer.state", buf, sizeof buf, err) < 0)
+				return -1;
+			if (strncmp(buf, freeze ? "FROZEN" : "THAWED", 6) == 0)
+				return 0;
+			if (left <= 0)
+				break;
+			if (freeze) /* re-writing FROZEN retries tasks that were busy */
+				(void)cv_cg_write(d, "freezer.state", "FROZEN", err), cv_error_release(err);
+			sleep_ms(wait);
+			left -= wait;
+			if (wait < 32)
+				wait *= 2;
+		}
+		if (freeze) {
+			cv_error_t e = NULL;
+			(void)cv_cg_write(d, "freezer.state", "THAWED", &e); /* best effort: undo */
+			cv_error_release(&e);
+		}
+		return cv_error(err, ETIMEDOUT, "%s `%s`: timed out", freeze ? "freeze" : "thaw", d->path);
+	}
+	d = cv_cg_find(cg, "unified");
+	if (!d)
+		return cv_error(err, ENOTSUP, "cannot %s: no freezer cgroup (v1 freezer controller or cgroup v2)",
+				freeze ? "pause" : "resume");
+	if (cv_cg_write(d, "cgroup.freeze", freeze ? "1" : "0", err) < 0)
+		return -1;
+	return v2_wait_frozen(d, freeze, err);
+}
+
+int cv_cgroup_frozen(struct cv_cgroup *cg, bool *frozen, cv_error_t *err)
+{
+	struct cv_cg_dir *d = cg->layout == CV_CGROUP_UNIFIED ? NULL : cv_cg_find(cg, "freezer");
+	char buf[256];
+
+	if (d) {
+		if (cv_cg_read(d, "freezer.state", buf, sizeof buf, err) < 0)
+			return -1;
+		*frozen = strncmp(buf, "FROZEN", 6) == 0;
+		return 0;
+	}
+	d = cv_cg_find(cg, "unified");
+	if (!d) {
+		*frozen = false;
+		return 0;
+	}
+	if (cv_cg_read(d, "cgroup.events", buf, sizeof buf, err) < 0)
+		return -1;
+	{
+		char *f = strstr(buf, "frozen ");
+		*frozen = f && f[7] == '1';
+	}
+	return 0;
+}
+
+int cv_cgroup_update(struct cv_cgroup *cg, const oci_resources *resources, cv_error_t *err)
+{
+	if (!resources)
+		return 0;
+	return apply(cg, resources, true, err);
+}
