@@ -6,9 +6,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "cvisor.h"
+#include "create.h"
 #include "status.h"
 
 const char *cvisor_version(void)
@@ -114,55 +117,129 @@ out:
 	return r;
 }
 
-#define NOT_YET(verb) cv_error(err, ENOSYS, "%s: not implemented yet", verb)
-
-int cvisor_create(const struct cvisor_context *ctx, const char *id,
-		  const struct cvisor_create_options *opts, cvisor_error **err)
+/* Loads the container and its live status in one go. */
+static int load_with_status(const struct cvisor_context *ctx, const char *id,
+			    struct cv_container **out, const char **status, cv_error_t *err)
 {
-	return NOT_YET("create");
-}
-
-int cvisor_start(const struct cvisor_context *ctx, const char *id, cvisor_error **err)
-{
-	return NOT_YET("start");
-}
-
-int cvisor_run(const struct cvisor_context *ctx, const char *id,
-	       const struct cvisor_create_options *opts, bool detach, int *exit_status,
-	       cvisor_error **err)
-{
-	return NOT_YET("run");
+	cleanup_container struct cv_container *c = NULL;
+	int r = cv_container_load(ctx, id, &c, err);
+	if (r < 0)
+		return r;
+	r = cv_container_status(c, status, err);
+	if (r < 0)
+		return r;
+	*out = steal_pointer(&c);
+	return 0;
 }
 
 int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal, bool all,
 		cvisor_error **err)
 {
-	return NOT_YET("kill");
+	cleanup_container struct cv_container *c = NULL;
+	cleanup_close int pidfd = -1;
+	const char *status;
+	int r;
+
+	if (signal <= 0 || signal >= 65)
+		return cv_error(err, EINVAL, "invalid signal %d", signal);
+	r = load_with_status(ctx, id, &c, &status, err);
+	if (r < 0)
+		return r;
+	if (all) {
+		struct cv_cgroup *cg;
+		if (!c->state->cgroup_paths.len)
+			return cv_error(err, ENOENT, "container \"%s\" has no cgroup to signal", id);
+		r = cv_container_cgroup(c, &cg, err);
+		if (r < 0)
+			return r;
+		return cv_cgroup_kill(cg, signal, err);
+	}
+	if (strcmp(status, "stopped") == 0)
+		return cv_error(err, ESRCH, "container not running");
+	r = cv_pidfd_open_verified(c->state->pid, c->state->pid_start, &pidfd, err);
+	if (r == -ESRCH)
+		return cv_error(err, ESRCH, "container not running");
+	if (r < 0)
+		return r;
+	if (syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0) < 0) {
+		if (errno == ESRCH)
+			return cv_error(err, ESRCH, "no such process");
+		return cv_error_errno(err, "kill container \"%s\" with signal %d", id, signal);
+	}
+	return 0;
 }
 
 int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force, cvisor_error **err)
 {
-	return NOT_YET("delete");
-}
+	cleanup_container struct cv_container *c = NULL;
+	const char *status;
+	int r;
 
-int cvisor_exec(const struct cvisor_context *ctx, const char *id,
-		const struct cvisor_exec_options *opts, int *exit_status, cvisor_error **err)
-{
-	return NOT_YET("exec");
+	r = load_with_status(ctx, id, &c, &status, err);
+	if (r < 0)
+		return r;
+	/* A created container never ran user code: delete kills it, as runc. */
+	if (strcmp(status, "stopped") != 0) {
+		if (!force && strcmp(status, "created") != 0)
+			return cv_error(err, EBUSY, "cannot delete container %s that is not stopped: %s",
+					id, status);
+		r = cv_container_kill_wait(c, err);
+		if (r < 0)
+			return cv_error_prefix(err, "delete");
+	}
+	return cv_container_destroy(c, err);
 }
 
 int cvisor_pause(const struct cvisor_context *ctx, const char *id, cvisor_error **err)
 {
-	return NOT_YET("pause");
+	cleanup_container struct cv_container *c = NULL;
+	struct cv_cgroup *cg;
+	const char *status;
+	int r = load_with_status(ctx, id, &c, &status, err);
+	if (r < 0)
+		return r;
+	if (strcmp(status, "running") != 0 && strcmp(status, "created") != 0)
+		return cv_error(err, EINVAL, "container not running");
+	if ((r = cv_container_cgroup(c, &cg, err)) < 0)
+		return r;
+	return cv_cgroup_freeze(cg, true, err);
 }
 
 int cvisor_resume(const struct cvisor_context *ctx, const char *id, cvisor_error **err)
 {
-	return NOT_YET("resume");
+	cleanup_container struct cv_container *c = NULL;
+	struct cv_cgroup *cg;
+	const char *status;
+	int r = load_with_status(ctx, id, &c, &status, err);
+	if (r < 0)
+		return r;
+	if (strcmp(status, "paused") != 0)
+		return cv_error(err, EINVAL, "container not paused");
+	if ((r = cv_container_cgroup(c, &cg, err)) < 0)
+		return r;
+	return cv_cgroup_freeze(cg, false, err);
 }
 
 int cvisor_pids(const struct cvisor_context *ctx, const char *id, pid_t **pids, size_t *n,
 		cvisor_error **err)
 {
-	return NOT_YET("pids");
+	cleanup_container struct cv_container *c = NULL;
+	struct cv_cgroup *cg;
+	int r = cv_container_load(ctx, id, &c, err);
+	if (r < 0)
+		return r;
+	if (!c->state->cgroup_paths.len) {
+		*pids = NULL;
+		*n = 0;
+		return 0;
+	}
+	if ((r = cv_container_cgroup(c, &cg, err)) < 0)
+		return r;
+	return cv_cgroup_pids(cg, pids, n, err);
+}
+
+int cvisor_exec(const struct cvisor_context *ctx, const char *id,
+		const struct cvisor_exec_options *opts, int *exit_status, cvisor_error **err)
+{
+	return cv_error(err, ENOSYS, "exec: not implemented yet");
 }

@@ -1,0 +1,166 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "console.h"
+
+int cv_console_setup(uint32_t rows, uint32_t cols, int *master, cv_error_t *err)
+{
+	int ptn = 0, unlock = 0;
+	char slave_path[64];
+
+	cleanup_close int m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0)
+		return cv_error_errno(err, "console: open `/dev/ptmx`");
+	if (ioctl(m, TIOCSPTLCK, &unlock) < 0)
+		return cv_error_errno(err, "console: unlock pty");
+	if (ioctl(m, TIOCGPTN, &ptn) < 0)
+		return cv_error_errno(err, "console: get pty number");
+	/* TIOCGPTPEER opens the slave through the master's devpts, not by a
+	 * path the container could have replaced. */
+	cleanup_close int s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (s < 0)
+		return cv_error_errno(err, "console: open pty slave");
+	if (rows || cols) {
+		struct winsize ws = { .ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols };
+		if (ioctl(s, TIOCSWINSZ, &ws) < 0)
+			return cv_error_errno(err, "console: set size");
+	}
+	snprintf(slave_path, sizeof(slave_path), "/dev/pts/%d", ptn);
+	/* /dev/console must exist to be a mount point; a read-only /dev
+	 * without it just means no /dev/console, as with runc. */
+	int cfd = open("/dev/console", O_CREAT | O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (cfd >= 0) {
+		close(cfd);
+		if (mount(slave_path, "/dev/console", NULL, MS_BIND, NULL) < 0)
+			return cv_error_errno(err, "console: bind `%s` on `/dev/console`", slave_path);
+	}
+	if (ioctl(s, TIOCSCTTY, 0) < 0)
+		return cv_error_errno(err, "console: make `%s` the controlling terminal", slave_path);
+	for (int fd = 0; fd < 3; fd++)
+		if (dup2(s, fd) < 0)
+			return cv_error_errno(err, "console: dup2 to %d", fd);
+	*master = steal_fd(&m);
+	return 0;
+}
+
+int cv_fd_send_to_socket(const char *socket_path, int fd, const char *name, cv_error_t *err)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	if (strlen(socket_path) >= sizeof(addr.sun_path))
+		return cv_error(err, ENAMETOOLONG, "socket path `%s`", socket_path);
+	strcpy(addr.sun_path, socket_path);
+	cleanup_close int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return cv_error_errno(err, "socket");
+	if (connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return cv_error_errno(err, "connect to `%s`", socket_path);
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	memset(&u, 0, sizeof(u));
+	struct iovec iov = { (void *)name, strlen(name) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
+		return cv_error_errno(err, "send fd to `%s`", socket_path);
+	return 0;
+}
+
+int cv_console_send(const char *socket_path, int master, cv_error_t *err)
+{
+	int r = cv_fd_send_to_socket(socket_path, master, "/dev/ptmx", err);
+	if (r < 0)
+		return cv_error_prefix(err, "console socket");
+	return 0;
+}
+
+static int copy_once(int from, int to)
+{
+	char buf[16384];
+	ssize_t n = read(from, buf, sizeof(buf));
+	if (n <= 0)
+		return n < 0 && errno == EINTR ? 1 : -1;
+	for (ssize_t off = 0; off < n;) {
+		ssize_t w = write(to, buf + off, (size_t)(n - off));
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += w;
+	}
+	return 1;
+}
+
+int cv_console_relay(int master, int pidfd, cv_error_t *err)
+{
+	struct termios saved, raw;
+	bool is_tty = isatty(0) && tcgetattr(0, &saved) == 0;
+	sigset_t mask;
+	cleanup_close int sfd = -1;
+
+	if (is_tty) {
+		raw = saved;
+		cfmakeraw(&raw);
+		raw.c_oflag |= OPOST; /* keep output post-processing, like runc */
+		if (tcsetattr(0, TCSANOW, &raw) < 0)
+			return cv_error_errno(err, "console: raw mode");
+		struct winsize ws;
+		if (ioctl(0, TIOCGWINSZ, &ws) == 0)
+			(void)ioctl(master, TIOCSWINSZ, &ws);
+		sigemptyset(&mask);
+		sigaddset(&mask, SIGWINCH);
+		sigprocmask(SIG_BLOCK, &mask, NULL);
+		sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	}
+	bool in_open = true, exited = false;
+	for (;;) {
+		struct pollfd p[4] = { { master, POLLIN, 0 }, { in_open ? 0 : -1, POLLIN, 0 },
+				       { exited ? -1 : pidfd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+		int r = poll(p, 4, exited ? 100 : -1);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r == 0)
+			break; /* exited and nothing left to drain */
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+			if (copy_once(master, 1) < 0)
+				break;
+		if (p[1].revents & (POLLIN | POLLHUP | POLLERR))
+			if (copy_once(0, master) < 0)
+				in_open = false;
+		if (p[2].revents & POLLIN)
+			exited = true;
+		if (sfd >= 0 && (p[3].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+			struct winsize ws;
+			if (read(sfd, &si, sizeof(si)) > 0 && ioctl(0, TIOCGWINSZ, &ws) == 0)
+				(void)ioctl(master, TIOCSWINSZ, &ws);
+		}
+	}
+	if (is_tty)
+		(void)tcsetattr(0, TCSANOW, &saved);
+	return 0;
+}

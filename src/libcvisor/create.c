@@ -1,0 +1,846 @@
+/* The parent side of create/start/run. The runtime clones the container
+ * process with its namespaces, feeds it uid/gid maps, time offsets, the
+ * cgroup and the hooks over the sync socket, and returns once the child is
+ * blocked before execve. On any failure everything made so far (child,
+ * cgroup, state directory) is removed. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cgroups.h"
+#include "cleanup.h"
+#include "console.h"
+#include "create.h"
+#include "cvisor.h"
+#include "hooks.h"
+#include "log.h"
+#include "namespaces.h"
+#include "process-attrs.h"
+#include "process.h"
+#include "seccomp.h"
+#include "sync.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+static void seccomp_freep(struct cv_seccomp **s)
+{
+	cv_seccomp_free(*s);
+}
+
+struct launch {
+	/* inputs */
+	const struct cvisor_create_options *opts;
+	bool run_mode;
+	bool detach;
+	/* outputs kept for run */
+	pid_t pid;
+	int pidfd;
+	int sync_fd;
+	int console_master;
+	oci_spec *spec;
+	struct cv_container *c;
+};
+
+static int read_whole_file(const char *path, char **out, size_t *len, cv_error_t *err)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return cv_error_errno(err, "open `%s`", path);
+	if (fstat(fd, &st) < 0)
+		return cv_error_errno(err, "stat `%s`", path);
+	if (st.st_size > 64 * 1024 * 1024)
+		return cv_error(err, EFBIG, "`%s`: larger than 64 MiB", path);
+	cleanup_free char *buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return cv_error(err, ENOMEM, "read `%s`", path);
+	size_t off = 0;
+	while (off < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + off, (size_t)st.st_size - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cv_error_errno(err, "read `%s`", path);
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	buf[off] = '\0';
+	*len = off;
+	*out = steal_pointer(&buf);
+	return 0;
+}
+
+static int write_at(int dirfd, const char *name, const char *data, size_t len, cv_error_t *err)
+{
+	cleanup_close int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return cv_error_errno(err, "create `%s` in the state directory", name);
+	if (write(fd, data, len) != (ssize_t)len)
+		return cv_error_errno(err, "write `%s` in the state directory", name);
+	return 0;
+}
+
+/* Writes path atomically: a temporary file next to it, then rename. */
+static int write_pid_file(const char *path, pid_t pid, cv_error_t *err)
+{
+	cleanup_free char *tmp = NULL;
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%d", (int)pid);
+	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
+		return cv_error(err, ENOMEM, "pid file");
+	cleanup_close int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return cv_error_errno(err, "pid file: create `%s`", tmp);
+	if (write(fd, buf, (size_t)n) != n) {
+		int e = errno;
+		unlink(tmp);
+		return cv_error(err, e, "pid file: write `%s`", tmp);
+	}
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return cv_error(err, e, "pid file: rename to `%s`", path);
+	}
+	return 0;
+}
+
+static char *owner_name(void)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	char *s = NULL;
+	if (pw)
+		return strdup(pw->pw_name);
+	if (asprintf(&s, "%u", (unsigned)geteuid()) < 0)
+		return NULL;
+	return s;
+}
+
+static int set_status(oci_state *st, const char *status, cv_error_t *err)
+{
+	char *d = strdup(status);
+	if (!d)
+		return cv_error(err, ENOMEM, "state");
+	free(st->status);
+	st->status = d;
+	return 0;
+}
+
+static int public_state(oci_state *st, const char *status, char **out, cv_error_t *err)
+{
+	size_t len;
+	cleanup_free char *saved = st->status ? strdup(st->status) : NULL;
+	int r = set_status(st, status, err);
+	if (r < 0)
+		return r;
+	r = oci_state_emit_public(st, false, out, &len, err);
+	if (saved) {
+		free(st->status);
+		st->status = steal_pointer(&saved);
+	}
+	return r;
+}
+
+static int kill_pidfd_wait(int pidfd, pid_t pid, bool reap)
+{
+	(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	if (reap) {
+		pid_t w;
+		do
+			w = waitpid(pid, NULL, 0);
+		while (w < 0 && errno == EINTR);
+	}
+	return 0;
+}
+
+/* Namespaces joined by path (except user) are joined by the runtime itself
+ * around clone, so new namespaces created by clone sit next to them with the
+ * right owner; the runtime's own are restored right after. */
+struct ns_save {
+	int fd[8];
+	int type[8];
+	int n;
+};
+
+static void ns_restore(struct ns_save *s)
+{
+	for (int i = s->n - 1; i >= 0; i--) {
+		if (setns(s->fd[i], s->type[i]) < 0)
+			cv_warn("restore the runtime's namespace: %s", strerror(errno));
+		close(s->fd[i]);
+	}
+	s->n = 0;
+}
+
+static const char *ns_self_name(int type)
+{
+	switch (type) {
+	case CLONE_NEWPID: return "pid_for_children";
+	case CLONE_NEWNET: return "net";
+	case CLONE_NEWNS: return "mnt";
+	case CLONE_NEWIPC: return "ipc";
+	case CLONE_NEWUTS: return "uts";
+	case CLONE_NEWCGROUP: return "cgroup";
+	case CLONE_NEWTIME: return "time_for_children";
+	default: return NULL;
+	}
+}
+
+static int ns_join_parent(const struct cv_ns_plan *plan, struct ns_save *s, cv_error_t *err)
+{
+	const char *paths[9];
+	int types[9], n = 0;
+	if (plan->pid_path) {
+		paths[n] = plan->pid_path;
+		types[n++] = CLONE_NEWPID;
+	}
+	for (int i = 0; i < plan->njoin; i++) {
+		paths[n] = plan->join_path[i];
+		types[n++] = plan->join_type[i];
+	}
+	for (int i = 0; i < n; i++) {
+		char self[64];
+		snprintf(self, sizeof(self), "/proc/self/ns/%s", ns_self_name(types[i]));
+		int own = open(self, O_RDONLY | O_CLOEXEC);
+		if (own < 0)
+			return cv_error_errno(err, "open `%s`", self);
+		s->fd[s->n] = own;
+		s->type[s->n++] = types[i];
+		cleanup_close int target = open(paths[i], O_RDONLY | O_CLOEXEC);
+		if (target < 0)
+			return cv_error_errno(err, "open namespace `%s`", paths[i]);
+		if (setns(target, types[i]) < 0)
+			return cv_error_errno(err, "setns `%s`", paths[i]);
+	}
+	return 0;
+}
+
+static int launch(const struct cvisor_context *ctx, const char *id, struct launch *L,
+		  cv_error_t *err)
+{
+	const struct cvisor_create_options *opts = L->opts;
+	cleanup_free char *bundle = NULL, *config_path = NULL, *config_data = NULL, *rootfs = NULL;
+	cleanup_free char *hook_payload = NULL;
+	size_t hook_payload_len = 0;
+	__attribute__((cleanup(seccomp_freep))) struct cv_seccomp *seccomp = NULL;
+	cleanup_container struct cv_container *c = NULL;
+	cleanup_close int pidfd = -1, sock_parent = -1, sock_child = -1, master = -1;
+	struct cv_ns_plan plan;
+	struct ns_save saved = { .n = 0 };
+	size_t config_len = 0;
+	oci_spec *spec = NULL;
+	pid_t pid = -1;
+	bool created = false;
+	int r;
+
+	r = cv_store_validate_id(id, err);
+	if (r < 0)
+		return r;
+	bundle = realpath(opts && opts->bundle ? opts->bundle : ".", NULL);
+	if (!bundle)
+		return cv_error_errno(err, "bundle `%s`", opts && opts->bundle ? opts->bundle : ".");
+	if (opts && opts->config_path)
+		config_path = strdup(opts->config_path);
+	else if (asprintf(&config_path, "%s/config.json", bundle) < 0)
+		config_path = NULL;
+	if (!config_path)
+		return cv_error(err, ENOMEM, "create");
+	r = read_whole_file(config_path, &config_data, &config_len, err);
+	if (r < 0)
+		return r;
+	r = oci_spec_parse(config_data, config_len, "config.json", &spec, err);
+	if (r < 0)
+		return r;
+	L->spec = spec;
+	if (!spec->process)
+		return cv_error(err, EINVAL, "config.json: process: required");
+	if (!spec->process->args.len)
+		return cv_error(err, EINVAL, "config.json: process.args: must not be empty");
+	if (!spec->root || !spec->root->path)
+		return cv_error(err, EINVAL, "config.json: root.path: required");
+	const char *console_socket = opts ? opts->console_socket : NULL;
+	if (spec->process->terminal && !console_socket && (!L->run_mode || L->detach))
+		return cv_error(err, EINVAL,
+				"cannot allocate tty if cvisor will detach without setting console socket");
+	if (!spec->process->terminal && console_socket)
+		return cv_error(err, EINVAL,
+				"cannot use console socket if cvisor will not detach or allocate tty");
+	if ((r = cv_caps_validate(spec->process->capabilities, err)) < 0 ||
+	    (r = cv_attrs_validate(spec, err)) < 0 || (r = cv_ns_plan_build(spec->linux_, &plan, err)) < 0)
+		return r;
+	if (!((plan.new_flags | plan.join_flags) & CLONE_NEWNS))
+		return cv_error(err, EINVAL, "linux.namespaces: a mount namespace is required");
+
+	if (spec->root->path[0] == '/')
+		rootfs = realpath(spec->root->path, NULL);
+	else {
+		cleanup_free char *joined = NULL;
+		if (asprintf(&joined, "%s/%s", bundle, spec->root->path) < 0)
+			return cv_error(err, ENOMEM, "create");
+		rootfs = realpath(joined, NULL);
+		if (!rootfs)
+			return cv_error_errno(err, "root.path: rootfs `%s`", joined);
+	}
+	if (!rootfs)
+		return cv_error_errno(err, "root.path: rootfs `%s`", spec->root->path);
+
+	if (spec->linux_ && spec->linux_->seccomp) {
+		r = cv_seccomp_compile(spec->linux_->seccomp, &seccomp, err);
+		if (r < 0)
+			return cv_error_prefix(err, "linux.seccomp");
+		if (cv_seccomp_has_notify(seccomp))
+			return cv_error(err, ENOTSUP,
+					"linux.seccomp: SCMP_ACT_NOTIFY is not supported by cvisor yet");
+	}
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return cv_error(err, ENOMEM, "create");
+	r = cv_context_root(ctx, &c->root, err);
+	if (r < 0)
+		return r;
+	r = cv_store_create(c->root, id, &c->entry, err);
+	if (r < 0)
+		return r;
+	created = true;
+
+	/* From here on, every failure goes to `fail` and removes what exists. */
+	r = write_at(c->entry->dirfd, "config.json", config_data, config_len, err);
+	if (r < 0)
+		goto fail;
+	struct cv_cgroup_config cgc = {
+		.id = id,
+		.cgroups_path = spec->linux_ ? spec->linux_->cgroups_path : NULL,
+		.resources = spec->linux_ ? spec->linux_->resources : NULL,
+		.systemd = ctx && ctx->systemd_cgroup,
+		.rootless = false,
+	};
+	r = cv_cgroup_create(&cgc, &c->cg, err);
+	if (r < 0)
+		goto fail;
+	if (!L->run_mode && mkfifoat(c->entry->dirfd, "exec.fifo", 0600) < 0) {
+		r = cv_error_errno(err, "create the exec fifo");
+		goto fail;
+	}
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		r = cv_error_errno(err, "socketpair");
+		goto fail;
+	}
+	sock_parent = sv[0];
+	sock_child = sv[1];
+
+	/* CVE-2019-5736: a non-dumpable runtime cannot be reached through
+	 * /proc/PID/exe (or its fds/memory) by a container process without
+	 * CAP_SYS_PTRACE over the runtime. The child inherits this and keeps it
+	 * until execve replaces the image. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		r = cv_error_errno(err, "prctl PR_SET_DUMPABLE");
+		goto fail;
+	}
+	r = ns_join_parent(&plan, &saved, err);
+	if (r < 0) {
+		ns_restore(&saved);
+		goto fail;
+	}
+	bool clone_all = plan.njoin == 0 && !plan.user_path;
+	uint64_t flags = clone_all ? (uint64_t)(plan.new_flags & ~CLONE_NEWTIME)
+				   : (uint64_t)(plan.new_flags & CLONE_NEWPID);
+	struct clone_args ca = {
+		.flags = flags | CLONE_PIDFD,
+		.pidfd = (uint64_t)(uintptr_t)&pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	int ufd = cv_cgroup_unified_fd(c->cg);
+	bool into_cgroup = false;
+	(void)ufd;
+	fflush(NULL);
+	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0) {
+		close(sock_parent);
+		int listen = 0;
+		const char *lf = getenv("LISTEN_FDS");
+		if (lf)
+			listen = atoi(lf);
+		struct cv_child_config cc = {
+			.spec = spec,
+			.rootfs = rootfs,
+			.id = id,
+			.plan = &plan,
+			.cloned_new_ns = clone_all,
+			.sync_fd = sock_child,
+			.state_dirfd = L->run_mode ? -1 : c->entry->dirfd,
+			.seccomp = seccomp,
+			.no_pivot = opts && opts->no_pivot,
+			.no_new_keyring = opts && opts->no_new_keyring,
+			.preserve_fds = (opts ? opts->preserve_fds : 0) + (listen > 0 ? listen : 0),
+			.listen_fds = listen > 0 ? listen : 0,
+		};
+		cv_child_main(&cc);
+	}
+	int clone_errno = errno;
+	ns_restore(&saved);
+	if (pid < 0) {
+		r = cv_error(err, clone_errno, "clone the container process");
+		goto fail;
+	}
+	close(steal_fd(&sock_child));
+
+	if (!into_cgroup) {
+		r = cv_cgroup_enter(c->cg, pid, err);
+		if (r < 0)
+			goto fail;
+	}
+	struct cv_sync_msg m = { .fd = -1 };
+	r = cv_sync_expect(sock_parent, CV_SYNC_NS_READY, &m, err);
+	cv_sync_msg_release(&m);
+	if (r < 0)
+		goto fail;
+	if (plan.new_flags & CLONE_NEWUSER) {
+		r = cv_ns_write_id_maps(pid, spec->linux_, err);
+		if (r < 0)
+			goto fail;
+	}
+	if (plan.new_flags & CLONE_NEWTIME) {
+		r = cv_ns_write_time_offsets(pid, spec->linux_, err);
+		if (r < 0)
+			goto fail;
+	}
+
+	/* The record: written for real once the child is ready. */
+	oci_state *st = calloc(1, sizeof(*st));
+	if (!st) {
+		r = cv_error(err, ENOMEM, "state");
+		goto fail;
+	}
+	c->state = st;
+	st->oci_version = strdup(OCI_VERSION);
+	st->id = strdup(id);
+	st->status = strdup("creating");
+	st->pid = pid;
+	st->bundle = strdup(bundle);
+	st->rootfs = strdup(rootfs);
+	st->created = cv_now_rfc3339();
+	st->owner = owner_name();
+	st->systemd_cgroup = ctx && ctx->systemd_cgroup;
+	st->no_pivot = opts && opts->no_pivot;
+	st->no_new_keyring = opts && opts->no_new_keyring;
+	if (!st->oci_version || !st->id || !st->status || !st->bundle || !st->rootfs ||
+	    !st->created || !st->owner) {
+		r = cv_error(err, ENOMEM, "state");
+		goto fail;
+	}
+	st->annotations = spec->annotations;
+	spec->annotations = (oci_kv_list){ 0 }; /* moved: the state owns them now */
+	r = cv_proc_start_time(pid, &st->pid_start);
+	if (r < 0) {
+		r = cv_error(err, -r, "read the start time of pid %d", (int)pid);
+		goto fail;
+	}
+	r = cv_cgroup_save(c->cg, &st->cgroup_paths, err);
+	if (r < 0)
+		goto fail;
+
+	const oci_hooks *hooks = spec->hooks;
+	if (hooks && (hooks->create_container.len || hooks->start_container.len)) {
+		cleanup_free char *a = NULL, *b = NULL;
+		if ((r = public_state(st, "creating", &a, err)) < 0 ||
+		    (r = public_state(st, "created", &b, err)) < 0)
+			goto fail;
+		hook_payload_len = strlen(a) + 1 + strlen(b);
+		hook_payload = malloc(hook_payload_len + 1);
+		if (!hook_payload) {
+			r = cv_error(err, ENOMEM, "hooks");
+			goto fail;
+		}
+		memcpy(hook_payload, a, strlen(a) + 1);
+		memcpy(hook_payload + strlen(a) + 1, b, strlen(b) + 1);
+	}
+	r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, hook_payload, hook_payload_len, -1, err);
+	if (r < 0)
+		goto fail;
+	if (hooks && (hooks->prestart.len || hooks->create_runtime.len)) {
+		cleanup_free char *js = NULL;
+		r = cv_sync_expect(sock_parent, CV_SYNC_HOOKS, &m, err);
+		cv_sync_msg_release(&m);
+		if (r < 0)
+			goto fail;
+		if ((r = public_state(st, "creating", &js, err)) < 0 ||
+		    (r = cv_hooks_run(&hooks->prestart, "prestart", js, err)) < 0 ||
+		    (r = cv_hooks_run(&hooks->create_runtime, "createRuntime", js, err)) < 0)
+			goto fail;
+		r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err);
+		if (r < 0)
+			goto fail;
+	}
+	if (spec->process->terminal) {
+		r = cv_sync_expect(sock_parent, CV_SYNC_CONSOLE, &m, err);
+		if (r < 0)
+			goto fail;
+		master = steal_fd(&m.fd);
+		cv_sync_msg_release(&m);
+		if (console_socket) {
+			r = cv_console_send(console_socket, master, err);
+			if (r < 0)
+				goto fail;
+			close(steal_fd(&master));
+		}
+	}
+	r = cv_sync_expect(sock_parent, CV_SYNC_READY, &m, err);
+	cv_sync_msg_release(&m);
+	if (r < 0)
+		goto fail;
+
+	if ((r = set_status(st, "created", err)) < 0 || (r = cv_store_write_state(c->entry, st, err)) < 0)
+		goto fail;
+	if (opts && opts->pid_file && (r = write_pid_file(opts->pid_file, pid, err)) < 0)
+		goto fail;
+	if (opts && opts->pidfd_socket) {
+		r = cv_fd_send_to_socket(opts->pidfd_socket, pidfd, "pidfd", err);
+		if (r < 0) {
+			cv_error_prefix(err, "pidfd socket");
+			goto fail;
+		}
+	}
+	L->pid = pid;
+	L->pidfd = steal_fd(&pidfd);
+	L->sync_fd = steal_fd(&sock_parent);
+	L->console_master = steal_fd(&master);
+	L->c = steal_pointer(&c);
+	return 0;
+
+fail:
+	if (pid > 0)
+		kill_pidfd_wait(pidfd, pid, true);
+	if (c && c->cg) {
+		cleanup_error cv_error_t e = NULL;
+		if (cv_cgroup_destroy(c->cg, &e) < 0)
+			cv_warn("create cleanup: %s", e->msg);
+	}
+	if (created && c && c->entry) {
+		cleanup_error cv_error_t e = NULL;
+		if (cv_store_remove(c->entry, &e) < 0)
+			cv_warn("create cleanup: %s", e->msg);
+		c->entry = NULL;
+	}
+	return cv_error_prefix(err, "create");
+}
+
+static void launch_release(struct launch *L)
+{
+	if (L->pidfd >= 0)
+		close(L->pidfd);
+	if (L->sync_fd >= 0)
+		close(L->sync_fd);
+	if (L->console_master >= 0)
+		close(L->console_master);
+	cv_container_free(L->c);
+	oci_spec_free(L->spec);
+}
+
+int cvisor_create(const struct cvisor_context *ctx, const char *id,
+		  const struct cvisor_create_options *opts, cvisor_error **err)
+{
+	struct launch L = { .opts = opts, .pidfd = -1, .sync_fd = -1, .console_master = -1 };
+	int r = launch(ctx, id, &L, err);
+	launch_release(&L);
+	return r;
+}
+
+static int load_spec_copy(struct cv_container *c, oci_spec **out, cv_error_t *err)
+{
+	cleanup_close int fd = openat(c->entry->dirfd, "config.json", O_RDONLY | O_CLOEXEC);
+	cleanup_free char *path = NULL;
+	if (fd < 0)
+		return cv_error_errno(err, "container \"%s\": open its config copy", c->state->id);
+	if (asprintf(&path, "/proc/self/fd/%d", fd) < 0)
+		return cv_error(err, ENOMEM, "config");
+	return oci_spec_load(path, out, err);
+}
+
+int cv_container_spec(struct cv_container *c, oci_spec **out, cv_error_t *err)
+{
+	return load_spec_copy(c, out, err);
+}
+
+/* created -> running, after the child passed its wait; then poststart. */
+static int mark_running(struct cv_container *c, const oci_spec *spec, cv_error_t *err)
+{
+	int r = set_status(c->state, "running", err);
+	if (r < 0)
+		return r;
+	r = cv_store_write_state(c->entry, c->state, err);
+	if (r < 0)
+		return r;
+	if (spec && spec->hooks && spec->hooks->poststart.len) {
+		cleanup_free char *js = NULL;
+		if (public_state(c->state, "running", &js, err) < 0)
+			return -1;
+		cv_hooks_run_warn(&spec->hooks->poststart, "poststart", js);
+	}
+	return 0;
+}
+
+int cvisor_start(const struct cvisor_context *ctx, const char *id, cvisor_error **err)
+{
+	cleanup_container struct cv_container *c = NULL;
+	cleanup_close int pidfd = -1, fifo = -1;
+	const char *status;
+	int r;
+
+	r = cv_container_load(ctx, id, &c, err);
+	if (r < 0)
+		return r;
+	r = cv_container_status(c, &status, err);
+	if (r < 0)
+		return r;
+	if (strcmp(status, "created") != 0) {
+		if (strcmp(status, "stopped") == 0)
+			return cv_error(err, EINVAL, "cannot start a container that has stopped");
+		if (strcmp(status, "running") == 0)
+			return cv_error(err, EINVAL, "cannot start an already running container");
+		return cv_error(err, EINVAL, "cannot start a container in the %s state", status);
+	}
+	r = cv_pidfd_open_verified(c->state->pid, c->state->pid_start, &pidfd, err);
+	if (r == -ESRCH)
+		return cv_error(err, EINVAL, "cannot start a container that has stopped");
+	if (r < 0)
+		return r;
+	fifo = openat(c->entry->dirfd, "exec.fifo", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fifo < 0)
+		return cv_error_errno(err, "start: open the exec fifo (container not created?)");
+	/* The child is blocked opening the fifo for writing; our open released
+	 * it. Wait for its byte, or for its death. */
+	for (;;) {
+		struct pollfd p[2] = { { fifo, POLLIN, 0 }, { pidfd, POLLIN, 0 } };
+		r = poll(p, 2, -1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return cv_error_errno(err, "start: poll");
+		if (p[0].revents & POLLIN) {
+			char b;
+			ssize_t n = read(fifo, &b, 1);
+			if (n == 1)
+				break;
+			if (n < 0 && errno == EAGAIN)
+				continue;
+		}
+		if (p[1].revents & POLLIN)
+			return cv_error(err, ESRCH, "start: the container process exited before it started");
+		if (p[0].revents & POLLHUP)
+			return cv_error(err, EPIPE, "start: the container process closed the exec fifo");
+	}
+	if (unlinkat(c->entry->dirfd, "exec.fifo", 0) < 0)
+		cv_warn("start: remove exec fifo: %s", strerror(errno));
+	cleanup_spec oci_spec *spec = NULL;
+	cleanup_error cv_error_t e = NULL;
+	if (c->state && (load_spec_copy(c, &spec, &e) < 0))
+		cv_warn("start: %s (poststart hooks skipped)", e->msg);
+	return mark_running(c, spec, err);
+}
+
+static int exit_status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 255;
+}
+
+/* Waits for our child, forwarding the signals a terminal or supervisor
+ * sends to the runtime, as runc does. */
+static int wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err)
+{
+	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP };
+	sigset_t mask, old;
+	sigemptyset(&mask);
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
+		sigaddset(&mask, fwd[i]);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	cleanup_close int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	for (;;) {
+		struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+		int r = poll(p, sfd >= 0 ? 2 : 1, -1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (p[0].revents & POLLIN)
+			break;
+		if (sfd >= 0 && (p[1].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				(void)syscall(SYS_pidfd_send_signal, pidfd, (int)si.ssi_signo, NULL, 0);
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	int status;
+	pid_t w;
+	do
+		w = waitpid(pid, &status, 0);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return cv_error_errno(err, "wait for the container process");
+	*exit_status = exit_status_of(status);
+	return 0;
+}
+
+int cvisor_run(const struct cvisor_context *ctx, const char *id,
+	       const struct cvisor_create_options *opts, bool detach, int *exit_status,
+	       cvisor_error **err)
+{
+	struct launch L = { .opts = opts, .run_mode = true, .detach = detach, .pidfd = -1, .sync_fd = -1,
+			    .console_master = -1 };
+	struct cv_sync_msg m = { .fd = -1 };
+	int r;
+
+	r = launch(ctx, id, &L, err);
+	if (r < 0)
+		goto out;
+	r = mark_running(L.c, NULL, err);
+	if (r < 0)
+		goto destroy;
+	r = cv_sync_send(L.sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err);
+	if (r < 0)
+		goto destroy;
+	/* A successful execve closes the child's end: EOF. Anything else is
+	 * its error. */
+	r = cv_sync_recv(L.sync_fd, &m, err);
+	if (r == 0) {
+		if (m.type == CV_SYNC_ERROR) {
+			cv_error(err, 0, "%s", m.payload);
+			if (*err && m.errnum > 0)
+				(*err)->errnum = m.errnum;
+			r = m.errnum > 0 ? -m.errnum : -1;
+		} else
+			r = cv_error(err, EPROTO, "run: unexpected message %u", m.type);
+		cv_sync_msg_release(&m);
+		goto destroy;
+	}
+	cv_error_release(err);
+	if (L.spec->hooks && L.spec->hooks->poststart.len) {
+		cleanup_free char *js = NULL;
+		if (public_state(L.c->state, "running", &js, err) == 0)
+			cv_hooks_run_warn(&L.spec->hooks->poststart, "poststart", js);
+		cv_error_release(err);
+	}
+	if (detach) {
+		r = 0;
+		goto out;
+	}
+	/* Let other commands (state, exec, kill) at the container meanwhile. */
+	cv_store_close(L.c->entry);
+	L.c->entry = NULL;
+	if (L.console_master >= 0) {
+		r = cv_console_relay(L.console_master, L.pidfd, err);
+		if (r < 0)
+			goto out;
+	}
+	r = wait_forwarding(L.pid, L.pidfd, exit_status, err);
+	if (r < 0)
+		goto out;
+	{
+		cleanup_container struct cv_container *c = NULL;
+		r = cv_container_load(ctx, id, &c, err);
+		if (r == -ENOENT) {
+			/* Somebody deleted it already. */
+			cv_error_release(err);
+			r = 0;
+			goto out;
+		}
+		if (r < 0)
+			goto out;
+		r = cv_container_destroy(c, err);
+	}
+	goto out;
+destroy:
+	{
+		cleanup_error cv_error_t e = NULL;
+		kill_pidfd_wait(L.pidfd, L.pid, true);
+		if (L.c && L.c->entry && cv_container_destroy(L.c, &e) < 0)
+			cv_warn("run cleanup: %s", e->msg);
+	}
+out:
+	launch_release(&L);
+	return r;
+}
+
+int cv_container_kill_wait(struct cv_container *c, cv_error_t *err)
+{
+	cleanup_close int pidfd = -1;
+	struct cv_cgroup *cg = NULL;
+	int r;
+
+	if (c->state->cgroup_paths.len && cv_container_cgroup(c, &cg, err) == 0) {
+		cleanup_error cv_error_t e = NULL;
+		if (cv_cgroup_kill(cg, SIGKILL, &e) < 0)
+			cv_warn("kill the cgroup: %s", e->msg);
+		bool frozen = false;
+		if (cv_cgroup_frozen(cg, &frozen, &e) == 0 && frozen)
+			(void)cv_cgroup_freeze(cg, false, &e);
+	}
+	cv_error_release(err);
+	r = cv_pidfd_open_verified(c->state->pid, c->state->pid_start, &pidfd, err);
+	if (r == -ESRCH)
+		return 0;
+	if (r < 0)
+		return r;
+	(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	struct pollfd p = { pidfd, POLLIN, 0 };
+	do
+		r = poll(&p, 1, 10000);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return cv_error(err, ETIMEDOUT, "container process %d did not exit after SIGKILL",
+				c->state->pid);
+	return 0;
+}
+
+int cv_container_destroy(struct cv_container *c, cv_error_t *err)
+{
+	cleanup_spec oci_spec *spec = NULL;
+	cleanup_error cv_error_t e = NULL;
+	struct cv_cgroup *cg = NULL;
+	int r;
+
+	if (load_spec_copy(c, &spec, &e) < 0)
+		cv_warn("delete: %s (poststop hooks skipped)", e->msg);
+	if (c->state->cgroup_paths.len) {
+		r = cv_container_cgroup(c, &cg, err);
+		if (r < 0)
+			return r;
+		r = cv_cgroup_destroy(cg, err);
+		if (r < 0)
+			return r;
+	}
+	if (spec && spec->hooks && spec->hooks->poststop.len) {
+		cleanup_free char *js = NULL;
+		if (public_state(c->state, "stopped", &js, &e) == 0)
+			cv_hooks_run_warn(&spec->hooks->poststop, "poststop", js);
+	}
+	r = cv_store_remove(c->entry, err);
+	c->entry = NULL;
+	return r;
+}

@@ -1,0 +1,173 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "namespaces.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+static const struct {
+	const char *name;
+	int flag;
+} ns_types[] = {
+	{ "pid", CLONE_NEWPID },       { "network", CLONE_NEWNET }, { "mount", CLONE_NEWNS },
+	{ "ipc", CLONE_NEWIPC },       { "uts", CLONE_NEWUTS },     { "user", CLONE_NEWUSER },
+	{ "cgroup", CLONE_NEWCGROUP }, { "time", CLONE_NEWTIME },
+};
+
+int cv_ns_flag(const char *type)
+{
+	for (size_t i = 0; i < sizeof(ns_types) / sizeof(ns_types[0]); i++)
+		if (type && strcmp(type, ns_types[i].name) == 0)
+			return ns_types[i].flag;
+	return 0;
+}
+
+int cv_ns_plan_build(const oci_linux *linux_, struct cv_ns_plan *plan, cv_error_t *err)
+{
+	memset(plan, 0, sizeof(*plan));
+	if (!linux_)
+		return 0;
+	for (size_t i = 0; i < linux_->namespaces_len; i++) {
+		const oci_namespace *ns = &linux_->namespaces[i];
+		int flag = cv_ns_flag(ns->type);
+		if (!flag)
+			return cv_error(err, EINVAL, "linux.namespaces[%zu].type: unknown namespace \"%s\"",
+					i, ns->type ? ns->type : "");
+		if ((plan->new_flags | plan->join_flags) & flag)
+			return cv_error(err, EINVAL, "linux.namespaces: \"%s\" listed twice", ns->type);
+		if (!ns->path || !ns->path[0]) {
+			plan->new_flags |= flag;
+			continue;
+		}
+		plan->join_flags |= flag;
+		if (flag == CLONE_NEWUSER)
+			plan->user_path = ns->path;
+		else if (flag == CLONE_NEWPID)
+			plan->pid_path = ns->path;
+		else {
+			plan->join_path[plan->njoin] = ns->path;
+			plan->join_type[plan->njoin++] = flag;
+		}
+	}
+	if (plan->user_path && (plan->new_flags & CLONE_NEWPID))
+		return cv_error(err, ENOTSUP,
+				"linux.namespaces: a new pid namespace inside a joined user namespace "
+				"(\"%s\") is not supported", plan->user_path);
+	if ((plan->new_flags | plan->join_flags) & CLONE_NEWUSER) {
+		if ((plan->new_flags & CLONE_NEWUSER) && linux_->uid_mappings.len == 0)
+			return cv_error(err, EINVAL, "linux.uidMappings: required with a new user namespace");
+		if ((plan->new_flags & CLONE_NEWUSER) && linux_->gid_mappings.len == 0)
+			return cv_error(err, EINVAL, "linux.gidMappings: required with a new user namespace");
+	}
+	if (linux_->time_offsets_len && !(plan->new_flags & CLONE_NEWTIME))
+		return cv_error(err, EINVAL, "linux.timeOffsets: requires a new time namespace");
+	return 0;
+}
+
+static int join_one(const char *path, int flag, cv_error_t *err)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "open namespace `%s`", path);
+	if (setns(fd, flag) < 0)
+		return cv_error_errno(err, "setns `%s`", path);
+	return 0;
+}
+
+int cv_ns_join(const struct cv_ns_plan *plan, cv_error_t *err)
+{
+	int r;
+	/* The user namespace first: it grants the capabilities the others need. */
+	if (plan->user_path) {
+		r = join_one(plan->user_path, CLONE_NEWUSER, err);
+		if (r < 0)
+			return r;
+	}
+	for (int i = 0; i < plan->njoin; i++) {
+		r = join_one(plan->join_path[i], plan->join_type[i], err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int write_map(pid_t pid, const char *file, const oci_id_mappings *m, cv_error_t *err)
+{
+	char path[64];
+	size_t cap = m->len * 36 + 1, off = 0;
+	cleanup_free char *buf = malloc(cap);
+	if (!buf)
+		return cv_error(err, ENOMEM, "write %s", file);
+	for (size_t i = 0; i < m->len; i++)
+		off += (size_t)snprintf(buf + off, cap - off, "%u %u %u\n", m->v[i].container_id,
+					m->v[i].host_id, m->v[i].size);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "open `%s`", path);
+	/* The kernel takes the whole map in one write. */
+	if (write(fd, buf, off) != (ssize_t)off)
+		return cv_error_errno(err, "write %s `%.*s`", file, (int)(off ? off - 1 : 0), buf);
+	return 0;
+}
+
+int cv_ns_write_id_maps(pid_t pid, const oci_linux *linux_, cv_error_t *err)
+{
+	int r;
+	if (geteuid() != 0)
+		return cv_error(err, EPERM,
+				"user namespace maps for a non-root caller need newuidmap, "
+				"which cvisor does not support yet");
+	r = write_map(pid, "uid_map", &linux_->uid_mappings, err);
+	if (r < 0)
+		return r;
+	return write_map(pid, "gid_map", &linux_->gid_mappings, err);
+}
+
+int cv_ns_write_time_offsets(pid_t pid, const oci_linux *linux_, cv_error_t *err)
+{
+	char path[64], line[96];
+	if (!linux_ || !linux_->time_offsets_len)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/timens_offsets", (int)pid);
+	cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "open `%s`", path);
+	for (size_t i = 0; i < linux_->time_offsets_len; i++) {
+		const oci_time_offset *t = &linux_->time_offsets[i];
+		int n = snprintf(line, sizeof(line), "%s %lld %u\n", t->clock, (long long)t->secs,
+				 t->nanosecs);
+		if (write(fd, line, (size_t)n) != n)
+			return cv_error_errno(err, "linux.timeOffsets.%s: write `%s`", t->clock, path);
+	}
+	return 0;
+}
+
+int cv_ns_loopback_up(cv_error_t *err)
+{
+	struct ifreq ifr;
+	cleanup_close int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return cv_error_errno(err, "loopback: socket");
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		return cv_error_errno(err, "loopback: get flags of `lo`");
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		return cv_error_errno(err, "loopback: bring `lo` up");
+	return 0;
+}

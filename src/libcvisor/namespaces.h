@@ -1,0 +1,34 @@
+/* Linux namespaces of the container: which to create and which to join,
+ * uid/gid maps and time offsets (written by the parent), loopback. */
+#ifndef CVISOR_NAMESPACES_H
+#define CVISOR_NAMESPACES_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "oci/spec.h"
+
+struct cv_ns_plan {
+	int new_flags;        /* CLONE_NEW* to create */
+	int join_flags;       /* CLONE_NEW* joined through a path */
+	const char *join_path[8]; /* indexed like cv_ns_types */
+	int join_type[8];
+	int njoin;
+	const char *user_path;    /* user namespace to join first, or NULL */
+	const char *pid_path;     /* joined by the parent before clone */
+};
+
+/* CLONE_NEW* for an OCI namespace type, 0 when unknown. */
+int cv_ns_flag(const char *type);
+int cv_ns_plan_build(const oci_linux *linux_, struct cv_ns_plan *plan, cv_error_t *err);
+/* In the child: setns every joined namespace except pid (user first). */
+int cv_ns_join(const struct cv_ns_plan *plan, cv_error_t *err);
+/* In the parent, for a new user namespace of pid. */
+int cv_ns_write_id_maps(pid_t pid, const oci_linux *linux_, cv_error_t *err);
+/* In the parent, for a child that unshared CLONE_NEWTIME. */
+int cv_ns_write_time_offsets(pid_t pid, const oci_linux *linux_, cv_error_t *err);
+/* In a new network namespace: bring "lo" up. */
+int cv_ns_loopback_up(cv_error_t *err);
+
+#endif

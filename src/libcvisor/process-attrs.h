@@ -1,0 +1,21 @@
+/* Per-process attributes of process.* and linux.*: rlimits, scheduler, I/O
+ * priority, oomScoreAdj, personality, sysctl. Each error names the field. */
+#ifndef CVISOR_PROCESS_ATTRS_H
+#define CVISOR_PROCESS_ATTRS_H
+
+#include "error.h"
+#include "oci/spec.h"
+
+/* Validates names only (rlimit types, scheduler policy, ioprio class,
+ * personality domain): run in the parent so bad input fails early. */
+int cv_attrs_validate(const oci_spec *spec, cv_error_t *err);
+int cv_rlimits_apply(const oci_process *p, cv_error_t *err);
+int cv_oom_score_adj_apply(const oci_process *p, cv_error_t *err);
+int cv_scheduler_apply(const oci_process *p, cv_error_t *err);
+int cv_io_priority_apply(const oci_process *p, cv_error_t *err);
+int cv_personality_apply(const oci_linux *linux_, cv_error_t *err);
+/* new_flags: the CLONE_NEW* the container owns, to refuse a sysctl whose
+ * namespace it shares with the host. */
+int cv_sysctl_apply(const oci_linux *linux_, int new_flags, cv_error_t *err);
+
+#endif

@@ -1,0 +1,376 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cleanup.h"
+#include "console.h"
+#include "hooks.h"
+#include "mounts.h"
+#include "process-attrs.h"
+#include "process.h"
+#include "sync.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+static const char default_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+int cv_find_executable(const char *file, char *const *env, char **out, cv_error_t *err)
+{
+	const char *path = default_path;
+	struct stat st;
+
+	if (!file || !*file)
+		return cv_error(err, EINVAL, "process.args: empty command");
+	if (strchr(file, '/')) {
+		if (stat(file, &st) < 0)
+			return cv_error_errno(err, "exec `%s`", file);
+		if (!S_ISREG(st.st_mode))
+			return cv_error(err, EACCES, "exec `%s`: not a regular file", file);
+		*out = strdup(file);
+		return *out ? 0 : cv_error(err, ENOMEM, "exec");
+	}
+	for (char *const *e = env; e && *e; e++)
+		if (strncmp(*e, "PATH=", 5) == 0)
+			path = *e + 5;
+	int last_errno = ENOENT;
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		cleanup_free char *cand = NULL;
+		if (end == p) {
+			/* An empty entry means the current directory, as in execvp. */
+			if (asprintf(&cand, "%s", file) < 0)
+				return cv_error(err, ENOMEM, "exec");
+		} else if (asprintf(&cand, "%.*s/%s", (int)(end - p), p, file) < 0)
+			return cv_error(err, ENOMEM, "exec");
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				*out = steal_pointer(&cand);
+				return 0;
+			}
+			last_errno = errno;
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	if (last_errno == ENOENT)
+		return cv_error(err, ENOENT, "exec: \"%s\": executable file not found in $PATH", file);
+	return cv_error(err, last_errno, "exec: \"%s\"", file);
+}
+
+int cv_process_set_user_caps(const oci_process *p, bool may_setgroups, cv_error_t *err)
+{
+	const oci_user *u = &p->user;
+	int r;
+
+	r = cv_caps_drop_bounding(p->capabilities, err);
+	if (r < 0)
+		return r;
+	if (u->additional_gids_len) {
+		gid_t *g = calloc(u->additional_gids_len, sizeof(gid_t));
+		if (!g)
+			return cv_error(err, ENOMEM, "setgroups");
+		for (size_t i = 0; i < u->additional_gids_len; i++)
+			g[i] = u->additional_gids[i];
+		r = setgroups(u->additional_gids_len, g);
+		free(g);
+		if (r < 0)
+			return cv_error_errno(err, "process.user.additionalGids: setgroups");
+	} else if (may_setgroups && setgroups(0, NULL) < 0)
+		return cv_error_errno(err, "setgroups");
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		return cv_error_errno(err, "prctl PR_SET_KEEPCAPS");
+	if (setresgid(u->gid, u->gid, u->gid) < 0)
+		return cv_error_errno(err, "process.user.gid: setresgid %u", u->gid);
+	if (setresuid(u->uid, u->uid, u->uid) < 0)
+		return cv_error_errno(err, "process.user.uid: setresuid %u", u->uid);
+	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+		return cv_error_errno(err, "prctl PR_SET_KEEPCAPS");
+	r = cv_caps_set(p->capabilities, err);
+	if (r < 0)
+		return cv_error_prefix(err, "process.capabilities");
+	return 0;
+}
+
+/* Blocks until `start` opens the FIFO for reading, then tells it we passed. */
+static int wait_exec_fifo(int dirfd, cv_error_t *err)
+{
+	int fd;
+	do
+		fd = openat(dirfd, "exec.fifo", O_WRONLY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return cv_error_errno(err, "open exec fifo");
+	if (write(fd, "0", 1) != 1) {
+		int e = errno;
+		close(fd);
+		return cv_error(err, e, "write exec fifo");
+	}
+	close(fd);
+	return 0;
+}
+
+static int build_env(const struct cv_child_config *c, char ***out, cv_error_t *err)
+{
+	const oci_process *p = c->spec->process;
+	size_t n = p->env.len;
+	char **env = calloc(n + 3, sizeof(char *));
+	size_t k = 0;
+	if (!env)
+		return cv_error(err, ENOMEM, "env");
+	for (size_t i = 0; i < n; i++)
+		env[k++] = p->env.v[i];
+	if (c->listen_fds > 0) {
+		/* Socket activation passes through like runc: the container is
+		 * pid 1 of its namespace. */
+		if (asprintf(&env[k++], "LISTEN_FDS=%d", c->listen_fds) < 0)
+			return cv_error(err, ENOMEM, "env");
+		env[k++] = (char *)"LISTEN_PID=1";
+	}
+	env[k] = NULL;
+	*out = env;
+	return 0;
+}
+
+static int child_setup(const struct cv_child_config *c, char **exe, char ***envp,
+		       const char **start_state, cv_error_t *err)
+{
+	const oci_spec *spec = c->spec;
+	const oci_process *p = spec->process;
+	const struct cv_ns_plan *plan = c->plan;
+	int all_ns = plan->new_flags | plan->join_flags;
+	struct cv_sync_msg m = { .fd = -1 };
+	int r;
+
+	if (!c->cloned_new_ns) {
+		r = cv_ns_join(plan, err);
+		if (r < 0)
+			return r;
+		int rest = plan->new_flags & ~(CLONE_NEWPID | CLONE_NEWTIME);
+		if (plan->user_path)
+			rest &= ~CLONE_NEWUSER;
+		if (rest && unshare(rest) < 0)
+			return cv_error_errno(err, "unshare namespaces");
+	} else if (plan->user_path) {
+		r = cv_ns_join(plan, err);
+		if (r < 0)
+			return r;
+	}
+	if ((plan->new_flags & CLONE_NEWTIME) && unshare(CLONE_NEWTIME) < 0)
+		return cv_error_errno(err, "unshare time namespace");
+
+	r = cv_sync_send(c->sync_fd, CV_SYNC_NS_READY, 0, NULL, 0, -1, err);
+	if (r < 0)
+		return r;
+	r = cv_sync_expect(c->sync_fd, CV_SYNC_CONTINUE, &m, err);
+	if (r < 0)
+		return r;
+	/* Payload: the state JSON for createContainer, then for startContainer. */
+	/* Kept until execve: the process image goes away then. */
+	char *hook_state = steal_pointer(&m.payload);
+	size_t hook_state_len = m.len;
+	cv_sync_msg_release(&m);
+	const char *state_creating = hook_state ? hook_state : "";
+	const char *state_created = hook_state && strlen(hook_state) < hook_state_len
+					    ? hook_state + strlen(hook_state) + 1
+					    : state_creating;
+
+	if (plan->new_flags & CLONE_NEWUSER) {
+		/* Become root of the new namespace (its caps are already ours). */
+		if (setresgid(0, 0, 0) < 0 && errno != EINVAL)
+			return cv_error_errno(err, "setresgid 0 in the user namespace");
+		if (setresuid(0, 0, 0) < 0 && errno != EINVAL)
+			return cv_error_errno(err, "setresuid 0 in the user namespace");
+	}
+	if (plan->new_flags & CLONE_NEWTIME) {
+		cleanup_close int tfd = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
+		if (tfd < 0 || setns(tfd, CLONE_NEWTIME) < 0)
+			return cv_error_errno(err, "enter the time namespace");
+	}
+	if (setsid() < 0)
+		return cv_error_errno(err, "setsid");
+	if (!c->no_new_keyring) {
+		cleanup_free char *name = NULL;
+		if (asprintf(&name, "_ses.%s", c->id) < 0)
+			return cv_error(err, ENOMEM, "keyring");
+		/* KEYCTL_JOIN_SESSION_KEYRING: a keyring of its own, not the host's.
+		 * Kernels without keyrings (ENOSYS) have nothing to leak. */
+		if (syscall(SYS_keyctl, 1, name) < 0 && errno != ENOSYS)
+			return cv_error_errno(err, "join a new session keyring");
+	}
+	if (spec->hostname && *spec->hostname) {
+		if (!(all_ns & CLONE_NEWUTS))
+			return cv_error(err, EINVAL, "hostname: setting it needs a private UTS namespace");
+		if (sethostname(spec->hostname, strlen(spec->hostname)) < 0)
+			return cv_error_errno(err, "sethostname `%s`", spec->hostname);
+	}
+	if (spec->domainname && *spec->domainname) {
+		if (!(all_ns & CLONE_NEWUTS))
+			return cv_error(err, EINVAL, "domainname: setting it needs a private UTS namespace");
+		if (setdomainname(spec->domainname, strlen(spec->domainname)) < 0)
+			return cv_error_errno(err, "setdomainname `%s`", spec->domainname);
+	}
+	if (plan->new_flags & CLONE_NEWNET) {
+		r = cv_ns_loopback_up(err);
+		if (r < 0)
+			return r;
+	}
+
+	struct cv_rootfs_config rc = {
+		.spec = spec,
+		.rootfs = c->rootfs,
+		.no_pivot = c->no_pivot,
+		.console_fd = -1,
+		.new_userns = (all_ns & CLONE_NEWUSER) != 0,
+		.new_netns = (all_ns & CLONE_NEWNET) != 0,
+		.new_cgroupns = (plan->new_flags & CLONE_NEWCGROUP) != 0,
+	};
+	if (all_ns & CLONE_NEWNS) {
+		r = cv_rootfs_prepare(&rc, err);
+		if (r < 0)
+			return r;
+	}
+	if (spec->hooks && (spec->hooks->prestart.len || spec->hooks->create_runtime.len)) {
+		r = cv_sync_send(c->sync_fd, CV_SYNC_HOOKS, 0, NULL, 0, -1, err);
+		if (r < 0)
+			return r;
+		r = cv_sync_expect(c->sync_fd, CV_SYNC_CONTINUE, &m, err);
+		cv_sync_msg_release(&m);
+		if (r < 0)
+			return r;
+	}
+	if (spec->hooks) {
+		r = cv_hooks_run(&spec->hooks->create_container, "createContainer", state_creating, err);
+		if (r < 0)
+			return r;
+	}
+	if (all_ns & CLONE_NEWNS) {
+		r = cv_rootfs_finalize(&rc, err);
+		if (r < 0)
+			return r;
+	} else
+		return cv_error(err, EINVAL, "linux.namespaces: a mount namespace is required");
+
+	if (p->terminal) {
+		cleanup_close int master = -1;
+		r = cv_console_setup(p->has_console_size ? p->console_height : 0,
+				     p->has_console_size ? p->console_width : 0, &master, err);
+		if (r < 0)
+			return r;
+		r = cv_sync_send(c->sync_fd, CV_SYNC_CONSOLE, 0, NULL, 0, master, err);
+		if (r < 0)
+			return r;
+	}
+
+	if ((r = cv_sysctl_apply(spec->linux_, all_ns, err)) < 0 ||
+	    (r = cv_rlimits_apply(p, err)) < 0 || (r = cv_oom_score_adj_apply(p, err)) < 0 ||
+	    (r = cv_scheduler_apply(p, err)) < 0 || (r = cv_io_priority_apply(p, err)) < 0 ||
+	    (r = cv_personality_apply(spec->linux_, err)) < 0)
+		return r;
+	umask(p->user.umask.set ? p->user.umask.v : 022);
+
+	/* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN: load it
+	 * now, while we still hold it (runc does the same). */
+	if (c->seccomp && !p->no_new_privileges) {
+		int notify = -1;
+		r = cv_seccomp_load(c->seccomp, &notify, err);
+		if (r < 0)
+			return cv_error_prefix(err, "seccomp");
+	}
+
+	/* cwd: created when missing, as runc does (it is inside the rootfs). */
+	if (p->cwd && mkdir(p->cwd, 0755) < 0 && errno != EEXIST && errno != EROFS && errno != ENOENT)
+		return cv_error_errno(err, "process.cwd: mkdir `%s`", p->cwd);
+
+	bool may_setgroups = !(all_ns & CLONE_NEWUSER);
+	r = cv_process_set_user_caps(p, may_setgroups, err);
+	if (r < 0)
+		return r;
+	if (p->cwd && chdir(p->cwd) < 0)
+		return cv_error_errno(err, "process.cwd: chdir `%s`", p->cwd);
+
+	r = build_env(c, envp, err);
+	if (r < 0)
+		return r;
+	r = cv_find_executable(p->args.v[0], *envp, exe, err);
+	if (r < 0)
+		return r;
+	*start_state = state_created;
+	return 0;
+}
+
+void cv_child_main(const struct cv_child_config *c)
+{
+	cleanup_error cv_error_t err = NULL;
+	const oci_process *p = c->spec->process;
+	char *exe = NULL, **envp = NULL;
+	const char *start_state = "";
+	int r;
+
+	r = child_setup(c, &exe, &envp, &start_state, &err);
+	if (r < 0)
+		goto fail;
+
+	/* Everything but stdio and the preserved fds closes at execve. */
+	if (syscall(SYS_close_range, 3 + c->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		r = cv_error_errno(&err, "close_range");
+		goto fail;
+	}
+	for (int fd = 3; fd < 3 + c->preserve_fds; fd++) {
+		int fl = fcntl(fd, F_GETFD);
+		if (fl >= 0)
+			(void)fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
+	}
+	r = cv_sync_send(c->sync_fd, CV_SYNC_READY, 0, NULL, 0, -1, &err);
+	if (r < 0)
+		_exit(1);
+
+	if (c->state_dirfd >= 0) {
+		r = wait_exec_fifo(c->state_dirfd, &err);
+	} else {
+		struct cv_sync_msg m = { .fd = -1 };
+		r = cv_sync_expect(c->sync_fd, CV_SYNC_START, &m, &err);
+		cv_sync_msg_release(&m);
+	}
+	if (r < 0)
+		goto fail;
+	if (c->spec->hooks && c->spec->hooks->start_container.len) {
+		r = cv_hooks_run(&c->spec->hooks->start_container, "startContainer", start_state, &err);
+		if (r < 0)
+			goto fail;
+	}
+	if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		r = cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");
+		goto fail;
+	}
+	if (c->seccomp && p->no_new_privileges) {
+		int notify = -1;
+		r = cv_seccomp_load(c->seccomp, &notify, &err);
+		if (r < 0) {
+			cv_error_prefix(&err, "seccomp");
+			goto fail;
+		}
+	}
+	execve(exe, p->args.v, envp);
+	r = cv_error_errno(&err, "exec `%s`", exe);
+fail:
+	cv_sync_send_error(c->sync_fd, err);
+	_exit(127);
+}

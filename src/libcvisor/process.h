@@ -1,0 +1,39 @@
+/* The container process's own setup, run in the cloned child: namespaces,
+ * rootfs, console, process attributes, credentials, capabilities, seccomp,
+ * then a wait for `start` and execve. Every failure is sent to the parent
+ * over the sync socket; the child then exits. */
+#ifndef CVISOR_PROCESS_H
+#define CVISOR_PROCESS_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "namespaces.h"
+#include "oci/spec.h"
+#include "seccomp.h"
+
+struct cv_child_config {
+	const oci_spec *spec;
+	const char *rootfs;
+	const char *id;
+	const struct cv_ns_plan *plan;
+	bool cloned_new_ns;        /* the new namespaces came with clone3 */
+	int sync_fd;
+	int state_dirfd;           /* exec.fifo lives here (create); -1 for run */
+	const struct cv_seccomp *seccomp;
+	bool no_pivot;
+	bool no_new_keyring;
+	int preserve_fds;          /* beyond stdio, including LISTEN_FDS */
+	int listen_fds;            /* LISTEN_FDS passed through from the caller */
+};
+
+__attribute__((noreturn)) void cv_child_main(const struct cv_child_config *c);
+
+/* execvp-like lookup of file in the PATH of env (or the default PATH):
+ * the result is malloc'd. Shared with exec. */
+int cv_find_executable(const char *file, char *const *env, char **out, cv_error_t *err);
+/* Sets the final credentials: groups, gid, uid (keeping capabilities over
+ * the switch), then the capability sets. */
+int cv_process_set_user_caps(const oci_process *p, bool may_setgroups, cv_error_t *err);
+
+#endif

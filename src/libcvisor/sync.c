@@ -1,0 +1,129 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "sync.h"
+
+struct hdr {
+	uint32_t type;
+	int32_t errnum;
+};
+
+int cv_sync_send(int sock, uint32_t type, int errnum, const void *payload, size_t len, int fd,
+		 cv_error_t *err)
+{
+	struct hdr h = { type, errnum };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = payload && len ? 2 : 1 };
+
+	if (len > CV_SYNC_MAX_PAYLOAD)
+		return cv_error(err, EMSGSIZE, "sync: message of %zu bytes", len);
+	if (fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	ssize_t n;
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return cv_error_errno(err, "sync: send");
+	return 0;
+}
+
+void cv_sync_send_error(int sock, cv_error_t e)
+{
+	const char *msg = e && e->msg ? e->msg : "unknown error";
+	size_t len = strlen(msg);
+	if (len > CV_SYNC_MAX_PAYLOAD)
+		len = CV_SYNC_MAX_PAYLOAD;
+	/* Best effort: if the parent is gone there is nobody to tell. */
+	(void)cv_sync_send(sock, CV_SYNC_ERROR, e ? e->errnum : 0, msg, len, -1, NULL);
+}
+
+int cv_sync_recv(int sock, struct cv_sync_msg *m, cv_error_t *err)
+{
+	struct hdr h;
+	cleanup_free char *payload = malloc(CV_SYNC_MAX_PAYLOAD + 1);
+	struct iovec iov[2] = { { &h, sizeof(h) }, { payload, CV_SYNC_MAX_PAYLOAD } };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	ssize_t n;
+
+	m->fd = -1;
+	m->payload = NULL;
+	m->len = 0;
+	if (!payload)
+		return cv_error(err, ENOMEM, "sync: receive");
+	do
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return cv_error_errno(err, "sync: receive");
+	if (n == 0)
+		return cv_error(err, EPIPE, "container process exited unexpectedly");
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&m->fd, CMSG_DATA(c), sizeof(int));
+	if ((size_t)n < sizeof(h) || (mh.msg_flags & MSG_TRUNC)) {
+		if (m->fd >= 0)
+			close(m->fd);
+		m->fd = -1;
+		return cv_error(err, EPROTO, "sync: malformed message");
+	}
+	m->type = h.type;
+	m->errnum = h.errnum;
+	m->len = (uint32_t)(n - sizeof(h));
+	payload[m->len] = '\0';
+	m->payload = steal_pointer(&payload);
+	return 0;
+}
+
+int cv_sync_expect(int sock, uint32_t type, struct cv_sync_msg *m, cv_error_t *err)
+{
+	int r = cv_sync_recv(sock, m, err);
+	if (r < 0)
+		return r;
+	if (m->type == CV_SYNC_ERROR) {
+		r = cv_error(err, 0, "%s", m->payload);
+		if (*err && m->errnum > 0)
+			(*err)->errnum = m->errnum;
+		cv_sync_msg_release(m);
+		return m->errnum > 0 ? -m->errnum : -1;
+	}
+	if (m->type != type) {
+		uint32_t got = m->type;
+		cv_sync_msg_release(m);
+		return cv_error(err, EPROTO, "sync: expected message %u, got %u", type, got);
+	}
+	return 0;
+}
+
+void cv_sync_msg_release(struct cv_sync_msg *m)
+{
+	free(m->payload);
+	m->payload = NULL;
+	if (m->fd >= 0)
+		close(m->fd);
+	m->fd = -1;
+}

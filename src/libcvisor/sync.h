@@ -1,0 +1,46 @@
+/* The parent/child protocol of create and exec: typed messages over a
+ * SOCK_SEQPACKET socketpair, each optionally carrying one fd. A failing
+ * child sends CV_SYNC_ERROR with its errno and message; the receiving side
+ * turns it back into a cv_error_t, so every step's failure reaches the
+ * caller with its context. */
+#ifndef CVISOR_SYNC_H
+#define CVISOR_SYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+enum cv_sync_type {
+	CV_SYNC_ERROR = 1,   /* child -> parent: errnum + message */
+	CV_SYNC_NS_READY,    /* child -> parent: namespaces exist; write maps, cgroup */
+	CV_SYNC_CONTINUE,    /* parent -> child: go on (payload: hook state JSON) */
+	CV_SYNC_HOOKS,       /* child -> parent: mounts done, run prestart/createRuntime */
+	CV_SYNC_CONSOLE,     /* child -> parent: pty master fd */
+	CV_SYNC_READY,       /* child -> parent: blocked before execve */
+	CV_SYNC_START,       /* parent -> child: exec now (run's fast path) */
+	CV_SYNC_PID,         /* exec's middle process -> parent: pid of the exec'd process */
+};
+
+/* Payloads are bounded: the state JSON hooks read is the largest one. */
+#define CV_SYNC_MAX_PAYLOAD (256 * 1024)
+
+struct cv_sync_msg {
+	uint32_t type;
+	int32_t errnum;
+	uint32_t len;    /* payload bytes, payload is NUL-terminated in memory */
+	char *payload;   /* malloc'd or NULL */
+	int fd;          /* received fd or -1 */
+};
+
+int cv_sync_send(int sock, uint32_t type, int errnum, const void *payload, size_t len, int fd,
+		 cv_error_t *err);
+/* Sends an error object as CV_SYNC_ERROR (best effort). */
+void cv_sync_send_error(int sock, cv_error_t e);
+/* Receives one message. EOF is an error: "process exited unexpectedly". */
+int cv_sync_recv(int sock, struct cv_sync_msg *m, cv_error_t *err);
+/* Receives one message of the given type; CV_SYNC_ERROR becomes *err. */
+int cv_sync_expect(int sock, uint32_t type, struct cv_sync_msg *m, cv_error_t *err);
+void cv_sync_msg_release(struct cv_sync_msg *m);
+
+#endif
