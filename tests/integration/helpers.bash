@@ -161,8 +161,10 @@ cv_teardown() {
 		while read -r cg; do
 			[ -n "$cg" ] && [ -d "$cg" ] && rmdir "$cg" 2>/dev/null || true
 		done
-	if [ -d "$CV_ROOT" ] && [ -n "$(ls -A "$CV_ROOT" 2>/dev/null)" ]; then
-		echo "# teardown: $CV_ROOT not empty: $(ls -A "$CV_ROOT")" >&3 || true
+	if [ -d "$CV_ROOT" ]; then
+		local left
+		left="$("$CVISOR" --root "$CV_ROOT" list -q 2>/dev/null | tr '\n' ' ')"
+		[ -z "$left" ] || echo "# teardown: containers not deleted: $left" >&3 || true
 	fi
 	rm -rf "$CV_TMP"
 }
