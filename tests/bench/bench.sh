@@ -5,7 +5,8 @@
 #   Mode `run` (default): `RUNTIME run` of one bundle, the same for every
 #   runtime: a busybox rootfs with the default `cvisor spec` config (falling
 #   back to `runc spec` while `cvisor spec` is unavailable), process.args set to
-#   /bin/true (see --bundle-args) and process.terminal false.
+#   /bin/true (see --bundle-args), process.terminal false and ociVersion 1.0.2
+#   (crun 1.8.1 refuses 1.3.0).
 #   Mode `do`: `cvisor do CMD` against bubblewrap with equivalent isolation
 #   (read-only bind of /, new pid/net/ipc/uts namespaces, private /tmp, /proc
 #   and /dev).
@@ -234,7 +235,9 @@ else
         spec_from=runc
         (cd "$B" && runc spec) || die "neither \`cvisor spec\` nor \`runc spec\` produced a config.json"
     fi
-    jq --argjson a "$ARGS_JSON" '.process.args = $a | .process.terminal = false' \
+    # ociVersion 1.0.2 for all: crun 1.8.1 refuses newer ones ("unknown version
+    # specified") and nothing in the default config needs more.
+    jq --argjson a "$ARGS_JSON" '.process.args = $a | .process.terminal = false | .ociVersion = "1.0.2"' \
         "$B/config.json" >"$B/config.json.tmp" && mv "$B/config.json.tmp" "$B/config.json" \
         || die "cannot edit $B/config.json"
 fi
