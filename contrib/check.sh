@@ -1,0 +1,103 @@
+#!/bin/bash
+# Builds cvisor out of tree and runs its whole test suite, on a fresh Debian 12
+# as root (the developer machine and CI alike). Installs missing packages,
+# runs `make check` (and `make fuzz-run` when clang and the target exist),
+# and ends with one line: `N passed, M failed, K skipped`. Exit status is
+# non-zero when anything failed.
+#
+#   contrib/check.sh                 build in ./build-check (or $BUILD_DIR)
+#   BUILD_DIR=/tmp/b contrib/check.sh
+#   CONFIGURE_FLAGS=--enable-sanitizers contrib/check.sh
+#   FUZZ_SECONDS=60 (default), FUZZ_SECONDS=0 skips fuzzing
+set -euo pipefail
+
+# Everything the build and the tests need. Helpers: add your packages here.
+PACKAGES=(
+	# build
+	build-essential autoconf automake libtool pkg-config
+	libyajl-dev libseccomp-dev libcap-dev libmount-dev
+	# tests
+	bats busybox-static jq procps util-linux
+	# fuzzing
+	clang
+	# reference runtimes and engines
+	runc crun podman containerd containers-common slirp4netns bubblewrap
+	# the cgroup v2 guest
+	qemu-system-x86 linux-image-amd64
+)
+
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$SRC/build-check}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+JOBS="$(nproc 2>/dev/null || echo 2)"
+
+say() { printf '== %s\n' "$*"; }
+
+install_missing() {
+	local missing=() p
+	command -v dpkg-query >/dev/null 2>&1 || { say "not Debian: install by hand: ${PACKAGES[*]}"; return 0; }
+	for p in "${PACKAGES[@]}"; do
+		[[ "$p" == \#* ]] && continue
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	done
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		say "missing packages (run as root to install): ${missing[*]}"
+		return 0
+	fi
+	say "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+}
+
+install_missing
+
+say "configure (out of tree: $BUILD_DIR)"
+(cd "$SRC" && ./autogen.sh >/dev/null 2>&1) || (cd "$SRC" && ./autogen.sh)
+mkdir -p "$BUILD_DIR"
+cd "$BUILD_DIR"
+# shellcheck disable=SC2086 # CONFIGURE_FLAGS is a list of words
+"$SRC/configure" -q ${CONFIGURE_FLAGS:-}
+
+say "build"
+make -j"$JOBS" >/dev/null
+
+say "make check"
+check_status=0
+rm -f test-suite.log
+make -j"$JOBS" check || check_status=$?
+
+fuzz_status=0
+fuzz_ran=no
+if [ "$FUZZ_SECONDS" != 0 ] && command -v clang >/dev/null 2>&1 &&
+	make -n fuzz-run >/dev/null 2>&1; then
+	say "make fuzz-run FUZZ_SECONDS=$FUZZ_SECONDS"
+	fuzz_ran=yes
+	make fuzz-run FUZZ_SECONDS="$FUZZ_SECONDS" || fuzz_status=$?
+fi
+
+# Sum the automake test-suite summary at the top of test-suite.log
+# ("# PASS:  N" ...). Each TAP test point counts as one test.
+count() {
+	local v
+	v="$(sed -n "s/^# $1: *\([0-9][0-9]*\)$/\1/p" test-suite.log 2>/dev/null | head -1)"
+	echo "${v:-0}"
+}
+pass=0 fail=0 skip=0
+if [ -f test-suite.log ]; then
+	pass=$(($(count PASS) + $(count XFAIL)))
+	fail=$(($(count FAIL) + $(count XPASS) + $(count ERROR)))
+	skip=$(count SKIP)
+fi
+if [ "$fuzz_ran" = yes ]; then
+	if [ "$fuzz_status" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+fi
+# make check failing without any failed test point (a build error, a crash
+# of the harness) still counts as a failure.
+if [ "$check_status" -ne 0 ] && [ "$fail" -eq 0 ]; then
+	fail=1
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
