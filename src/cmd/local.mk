@@ -7,3 +7,4 @@ src_cvisor_SOURCES += src/cvisor.c \
 	src/cmd/features.c
 # helper "cgroups" owns these two
 src_cvisor_SOURCES += src/cmd/update.c src/cmd/events.c
+dist_man_MANS += man/cvisor.8
