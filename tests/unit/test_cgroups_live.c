@@ -1,0 +1,286 @@
+/* The cgroup manager against this machine's real hierarchies: creates a
+ * container cgroup under the caller's own cgroups, applies resources, moves a
+ * forked child in, freezes, kills and destroys it, and checks that nothing
+ * is left behind. Needs root; skipped otherwise. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroups-internal.h"
+#include "tap.h"
+
+static bool exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+static char *slurp(const char *dir, const char *file)
+{
+	static char buf[4096];
+	char path[1024];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strcpy(buf, "(missing)");
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	if (strcmp(file, "devices.list") != 0)
+		buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static pid_t spawn_waiter(int *wfd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+		close(p[1]);
+		(void)!read(p[0], &c, 1);
+		_exit(0);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+static void lifecycle(enum cv_cgroup_layout layout)
+{
+	char id[64];
+	cv_error_t err = NULL;
+	struct cv_cgroup *cg = NULL;
+	oci_memory mem = { .limit = { true, 64 << 20 }, .reservation = { true, 32 << 20 }, .swappiness = { true, 10 } };
+	oci_cpu cpu = { .shares = { true, 512 }, .quota = { true, 50000 }, .period = { true, 100000 }, .cpus = "0" };
+	oci_device_cgroup devs[] = { { .allow = false, .access = "rwm" } };
+	oci_kv unified_kv[] = { { "cgroup.max.descendants", "7" } };
+	oci_resources res = { .memory = &mem, .cpu = &cpu, .has_pids = true, .pids_limit = { true, 10 },
+			      .devices = devs, .devices_len = 1,
+			      .unified = { .v = unified_kv, .len = layout == CV_CGROUP_LEGACY ? 0 : 1 } };
+	struct cv_cgroup_config cfg = { .id = id, .resources = &res };
+	struct cv_cg_dir *d;
+	char paths[16][512];
+	size_t npaths = 0;
+
+	snprintf(id, sizeof id, "cvisor-live-%d", (int)getpid());
+	if (!ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create %s", err ? err->msg : "")) {
+		cv_error_release(&err);
+		return;
+	}
+	for (size_t i = 0; i < cg->n && npaths < 16; i++) {
+		snprintf(paths[npaths++], 512, "%s", cg->dirs[i].path);
+		ok(exists(cg->dirs[i].path) && cg->dirs[i].created, "created %s", cg->dirs[i].path);
+	}
+	if (layout != CV_CGROUP_UNIFIED) {
+		d = cv_cg_find(cg, "memory");
+		ok(d && strcmp(slurp(d->path, "memory.limit_in_bytes"), "67108864") == 0, "memory.limit_in_bytes");
+		ok(d && strcmp(slurp(d->path, "memory.soft_limit_in_bytes"), "33554432") == 0, "memory.soft_limit_in_bytes");
+		ok(d && strcmp(slurp(d->path, "memory.swappiness"), "10") == 0, "memory.swappiness");
+		d = cv_cg_find(cg, "cpu");
+		ok(d && strcmp(slurp(d->path, "cpu.shares"), "512") == 0, "cpu.shares");
+		ok(d && strcmp(slurp(d->path, "cpu.cfs_quota_us"), "50000") == 0, "cpu.cfs_quota_us");
+		d = cv_cg_find(cg, "cpuset");
+		ok(d && strcmp(slurp(d->path, "cpuset.cpus"), "0") == 0, "cpuset.cpus");
+		ok(d && strcmp(slurp(d->path, "cpuset.mems"), "(missing)") != 0 && *slurp(d->path, "cpuset.mems"),
+		   "cpuset.mems inherited from the parent: %s", d ? slurp(d->path, "cpuset.mems") : "");
+		d = cv_cg_find(cg, "pids");
+		ok(d && strcmp(slurp(d->path, "pids.max"), "10") == 0, "pids.max");
+		d = cv_cg_find(cg, "devices");
+		ok(d && strstr(slurp(d->path, "devices.list"), "c 1:3 rwm"), "devices.list allows /dev/null");
+	}
+	if (layout != CV_CGROUP_LEGACY) {
+		d = cv_cg_find(cg, "unified");
+		ok(d && strcmp(slurp(d->path, "cgroup.max.descendants"), "7") == 0, "unified: cgroup.max.descendants");
+	}
+
+	/* A value the kernel refuses names the file, the value and the errno. */
+	{
+		oci_cpu bad = { .cpus = "999" };
+		oci_resources r2 = { .cpu = &bad };
+		int r = cv_cgroup_update(cg, &r2, &err);
+		ok(r < 0 && err, "update refuses cpuset.cpus 999");
+		ok(err && strncmp(err->msg, "write cpuset.cpus \"999\": ", 26) == 0 && err->errnum != 0 &&
+			   strlen(err->msg) > 27,
+		   "the error names file, value and errno: %s", err ? err->msg : "");
+		cv_error_release(&err);
+	}
+	/* update */
+	{
+		oci_memory m2 = { .limit = { true, 32 << 20 } };
+		oci_resources r2 = { .memory = &m2, .has_pids = true, .pids_limit = { true, -1 } };
+		ok(cv_cgroup_update(cg, &r2, &err) == 0, "update %s", err ? err->msg : "");
+		cv_error_release(&err);
+		d = cv_cg_find(cg, layout == CV_CGROUP_UNIFIED ? "unified" : "memory");
+		ok(d && strcmp(slurp(d->path, layout == CV_CGROUP_UNIFIED ? "memory.max" : "memory.limit_in_bytes"),
+			       "33554432") == 0,
+		   "updated memory limit");
+		d = cv_cg_find(cg, layout == CV_CGROUP_UNIFIED ? "unified" : "pids");
+		ok(d && strcmp(slurp(d->path, "pids.max"), "max") == 0, "pids.max back to max");
+	}
+
+	/* enter, pids, freeze, save/load, kill, destroy */
+	int wfd = -1;
+	pid_t child = spawn_waiter(&wfd);
+	pid_t *pids = NULL;
+	size_t n = 0;
+	bool frozen = true;
+	ok(cv_cgroup_enter(cg, child, &err) == 0, "enter %s", err ? err->msg : "");
+	cv_error_release(&err);
+	ok(cv_cgroup_pids(cg, &pids, &n, &err) == 0 && n == 1 && pids[0] == child, "pids lists the child");
+	free(pids);
+	ok(cv_cgroup_frozen(cg, &frozen, &err) == 0 && !frozen, "not frozen");
+	ok(cv_cgroup_freeze(cg, true, &err) == 0, "freeze %s", err ? err->msg : "");
+	cv_error_release(&err);
+	ok(cv_cgroup_frozen(cg, &frozen, &err) == 0 && frozen, "frozen");
+	{
+		char st[64];
+		snprintf(st, sizeof st, "/proc/%d", (int)child);
+		char *s = slurp(st, "wchan");
+		ok(strstr(s, "refrigerator") || strstr(s, "do_freezer_trap") || strstr(s, "signal") || *s,
+		   "the child is stopped (wchan %s)", s);
+	}
+	ok(cv_cgroup_freeze(cg, false, &err) == 0 && cv_cgroup_frozen(cg, &frozen, &err) == 0 && !frozen, "thawed");
+	cv_error_release(&err);
+
+	oci_kv_list saved = { 0 };
+	struct cv_cgroup *loaded = NULL;
+	int sr = cv_cgroup_save(cg, &saved, &err);
+	ok(sr == 0 && saved.len == 2 * cg->n, "save (%zu entries: path and created per hierarchy)", saved.len);
+	ok(cv_cgroup_load(&saved, &loaded, &err) == 0 && loaded->n == cg->n && loaded->layout == layout,
+	   "load gives the same layout and directories");
+	cv_cgroup_free(cg);
+	ok(cv_cgroup_kill(loaded, SIGKILL, &err) == 0, "kill through the loaded object");
+	int status = 0;
+	ok(waitpid(child, &status, 0) == child && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	   "child killed by SIGKILL");
+	close(wfd);
+	ok(cv_cgroup_destroy(loaded, &err) == 0, "destroy %s", err ? err->msg : "");
+	cv_error_release(&err);
+	for (size_t i = 0; i < npaths; i++)
+		ok(!exists(paths[i]), "removed %s", paths[i]);
+	cv_cgroup_free(loaded);
+	for (size_t i = 0; i < saved.len; i++) {
+		free(saved.v[i].key);
+		free(saved.v[i].value);
+	}
+	free(saved.v);
+}
+
+/* A pre-existing absolute path is used but never removed. */
+static void existing_path(void)
+{
+	char own[512], dir[800], cp[600];
+	cv_error_t err = NULL;
+	struct cv_cgroup *cg = NULL;
+	char *mine;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[512];
+
+	own[0] = '\0';
+	while (f && fgets(line, sizeof line, f))
+		if ((mine = strstr(line, ":memory:"))) {
+			snprintf(own, sizeof own, "%s", mine + 8);
+			own[strcspn(own, "\n")] = '\0';
+		}
+	if (f)
+		fclose(f);
+	snprintf(cp, sizeof cp, "%s/cvisor-pre-%d", strcmp(own, "/") ? own : "", (int)getpid());
+	snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", cp);
+	if (!ok(mkdir(dir, 0755) == 0, "pre-create %s", dir))
+		return;
+	struct cv_cgroup_config cfg = { .id = "x", .cgroups_path = cp };
+	ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create on an absolute path %s", err ? err->msg : "");
+	cv_error_release(&err);
+	ok(cg && cv_cg_find(cg, "memory") && !cv_cg_find(cg, "memory")->created, "existing memory dir not marked created");
+	ok(cv_cgroup_destroy(cg, &err) == 0, "destroy");
+	ok(exists(dir), "the pre-existing directory is kept");
+	cv_cgroup_free(cg);
+	rmdir(dir);
+}
+
+static void bpf_devices(void)
+{
+	char own[512] = "/", dir[600], line[512];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	cv_error_t err = NULL;
+	int dfd, wfd[2], rfd[2];
+	oci_device_cgroup rules[] = { { .allow = false, .access = "rwm" },
+				      { .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 3 }, .access = "rw" } };
+
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "0::", 3) == 0) {
+			snprintf(own, sizeof own, "%s", line + 3);
+			own[strcspn(own, "\n")] = '\0';
+		}
+	if (f)
+		fclose(f);
+	snprintf(dir, sizeof dir, "/sys/fs/cgroup/unified%s%scvisor-bpf-%d", own, strcmp(own, "/") ? "/" : "",
+		 (int)getpid());
+	if (!ok(mkdir(dir, 0755) == 0, "mkdir %s", dir))
+		return;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ok(cv_cg_devices_bpf_attach(dfd, rules, 2, NULL, 0, &err) == 0, "attach device program %s",
+	   err ? err->msg : "");
+	cv_error_release(&err);
+	if (pipe2(wfd, O_CLOEXEC) < 0 || pipe2(rfd, O_CLOEXEC) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c, res[2];
+		(void)!read(wfd[0], &c, 1);
+		int a = open("/dev/null", O_RDWR | O_CLOEXEC);
+		int b = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+		res[0] = a >= 0 ? 'y' : 'n';
+		res[1] = b >= 0 ? 'y' : (errno == EPERM ? 'p' : 'n');
+		(void)!write(rfd[1], res, 2);
+		_exit(0);
+	}
+	char pidbuf[32], res[2] = "??";
+	int pfd = openat(dfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	snprintf(pidbuf, sizeof pidbuf, "%d", (int)pid);
+	ok(pfd >= 0 && write(pfd, pidbuf, strlen(pidbuf)) > 0, "child in the cgroup");
+	close(pfd);
+	(void)!write(wfd[1], "x", 1);
+	(void)!read(rfd[0], res, 2);
+	waitpid(pid, NULL, 0);
+	ok(res[0] == 'y', "/dev/null allowed by the program");
+	ok(res[1] == 'p', "/dev/zero denied with EPERM (%c)", res[1]);
+	close(dfd);
+	ok(rmdir(dir) == 0, "remove %s", dir);
+}
+
+int main(void)
+{
+	enum cv_cgroup_layout layout;
+	cv_error_t err = NULL;
+
+	if (geteuid() != 0) {
+		printf("1..0 # SKIP needs root to create cgroups\n");
+		return 0;
+	}
+	int r = cv_cgroup_layout(&layout, &err);
+	if (!ok(r == 0, "layout detected"))
+		return tap_done();
+	tap_diag("layout: %s", layout == CV_CGROUP_UNIFIED ? "unified" : layout == CV_CGROUP_HYBRID ? "hybrid" : "legacy");
+	lifecycle(layout);
+	if (layout != CV_CGROUP_UNIFIED)
+		existing_path();
+	if (layout != CV_CGROUP_LEGACY && layout != CV_CGROUP_UNIFIED)
+		bpf_devices();
+	return tap_done();
+}
