@@ -114,8 +114,8 @@ static void lifecycle(enum cv_cgroup_layout layout)
 		oci_resources r2 = { .cpu = &bad };
 		int r = cv_cgroup_update(cg, &r2, &err);
 		ok(r < 0 && err, "update refuses cpuset.cpus 999");
-		ok(err && strncmp(err->msg, "write cpuset.cpus \"999\": ", 26) == 0 && err->errnum != 0 &&
-			   strlen(err->msg) > 27,
+		ok(err && strncmp(err->msg, "write cpuset.cpus \"999\": ", strlen("write cpuset.cpus \"999\": ")) == 0 &&
+			   err->errnum != 0 && strlen(err->msg) > strlen("write cpuset.cpus \"999\": "),
 		   "the error names file, value and errno: %s", err ? err->msg : "");
 		cv_error_release(&err);
 	}
