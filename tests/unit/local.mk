@@ -5,7 +5,7 @@ check_PROGRAMS += tests/unit/test_seccomp
 TESTS += tests/unit/test_seccomp
 tests_unit_test_seccomp_SOURCES = tests/unit/test_seccomp.c
 tests_unit_test_seccomp_LDADD = libcvisor-core.la $(DEPS_LIBS)
-tests_unit_test_seccomp_CPPFLAGS = $(AM_CPPFLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_seccomp_CPPFLAGS = $(AM_CPPFLAGS) -DSRCDIR='"$(abs_top_srcdir)"' -DBUILDDIR='"$(abs_top_builddir)"'
 
 # sandbox policy (helper "sandbox")
 check_PROGRAMS += tests/unit/test_policy

@@ -569,6 +569,77 @@ static void test_podman_profile(void)
 	cv_seccomp_free(f);
 }
 
+/* The library's half of SCMP_ACT_NOTIFY end to end: a child loads a filter
+ * that notifies mkdir, hands the listener to the test agent with
+ * cv_seccomp_send_listener, and sees the agent's answer. */
+static void test_notify_agent(void)
+{
+	const char *agent = getenv("CVISOR_SECCOMP_AGENT") ?: BUILDDIR "/tests/integration/seccomp-agent";
+	oci_seccomp_syscall sc = { .names = strv(0, "mkdir", NULL), .action = "SCMP_ACT_NOTIFY" };
+	oci_seccomp p = { .default_action = "SCMP_ACT_ALLOW", .syscalls = &sc, .syscalls_len = 1 };
+	char dir[] = "/tmp/cvisor-seccomp-agent-XXXXXX", sock[64], msgf[64], cmd[256], line[16] = "";
+	struct cv_seccomp *f = compile_ok(&p, "notify profile for the agent");
+	FILE *ready;
+	pid_t pid;
+	int status = -1;
+
+	if (!f || access(agent, X_OK) < 0 || !mkdtemp(dir)) {
+		ok(0, "agent %s available", agent);
+		cv_seccomp_free(f);
+		return;
+	}
+	snprintf(sock, sizeof(sock), "%s/sock", dir);
+	snprintf(msgf, sizeof(msgf), "%s/msg", dir);
+	snprintf(cmd, sizeof(cmd), "%s %s 17 %s", agent, sock, msgf);
+	ready = popen(cmd, "re");
+	if (!ready || !fgets(line, sizeof(line), ready)) {
+		ok(0, "agent started");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		cleanup_error cv_error_t err = NULL;
+		char state[256];
+		int nfd;
+
+		if (cv_seccomp_load(f, &nfd, &err) < 0 || nfd < 0)
+			_exit(100);
+		snprintf(state, sizeof(state),
+			 "{\"ociVersion\":\"1.3.0\",\"id\":\"unit\",\"status\":\"creating\",\"pid\":%d,\"bundle\":\"/\"}",
+			 (int)getpid());
+		if (cv_seccomp_send_listener(sock, nfd, state, "meta \"quoted\"", &err) < 0)
+			_exit(101);
+		close(nfd);
+		_exit(mkdir("/proc/cannot-create-here", 0755) < 0 ? errno : 0);
+	}
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 17, "mkdir answered by the agent with errno 17 (status %d)",
+	   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	ok(pclose(ready) == 0, "agent exits once the filter has no user");
+	{
+		cleanup_fclose FILE *mf = fopen(msgf, "re");
+		char buf[4096] = "", errbuf[128];
+		yajl_val root = NULL;
+		if (mf && fread(buf, 1, sizeof(buf) - 1, mf) > 0)
+			root = yajl_tree_parse(buf, errbuf, sizeof(errbuf));
+		const char *fds_path[] = { "fds", NULL }, *st_id[] = { "state", "id", NULL };
+		yajl_val fds = root ? yajl_tree_get(root, fds_path, yajl_t_array) : NULL;
+		ok(root && fds && fds->u.array.len == 1 &&
+			   strcmp(YAJL_GET_STRING(fds->u.array.values[0]) ?: "", "seccompFd") == 0 &&
+			   YAJL_GET_INTEGER(jget(root, "pid")) == pid &&
+			   strcmp(YAJL_GET_STRING(jget(root, "metadata")) ?: "", "meta \"quoted\"") == 0 &&
+			   strcmp(YAJL_GET_STRING(jget(root, "ociVersion")) ?: "", "1.3.0") == 0 &&
+			   strcmp(YAJL_GET_STRING(yajl_tree_get(root, st_id, yajl_t_string)) ?: "", "unit") == 0,
+		   "containerProcessState message: %s", buf);
+		if (root)
+			yajl_tree_free(root);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		ok(0, "cleanup");
+	cv_seccomp_free(f);
+}
+
 static int count_entries(const char *dir)
 {
 	cleanup_dir DIR *d = opendir(dir);
@@ -662,6 +733,7 @@ int main(void)
 	test_notify_load();
 	test_podman_profile();
 	test_cache();
+	test_notify_agent();
 	printf("1..%d\n", t_num);
 	return t_failed ? 1 : 0;
 }
