@@ -21,3 +21,15 @@ tests_unit_test_cgroups_SOURCES = tests/unit/test_cgroups.c tests/unit/tap.h
 tests_unit_test_cgroups_LDADD = libcvisor-core.la $(DEPS_LIBS)
 tests_unit_test_cgroups_live_SOURCES = tests/unit/test_cgroups_live.c tests/unit/tap.h
 tests_unit_test_cgroups_live_LDADD = libcvisor-core.la $(DEPS_LIBS)
+
+# oci (helper "oci"): config.json / process / state / features
+check_PROGRAMS += tests/unit/test_spec
+TESTS += tests/unit/test_spec
+tests_unit_test_spec_SOURCES = tests/unit/test_spec.c tests/unit/tap.h
+tests_unit_test_spec_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_DATA_DIR='"$(abs_top_srcdir)/tests/unit/data"'
+tests_unit_test_spec_LDADD = libcvisor-core.la $(DEPS_LIBS)
+EXTRA_DIST += tests/unit/data
+check_PROGRAMS += tests/unit/test_sandbox
+TESTS += tests/unit/test_sandbox
+tests_unit_test_sandbox_SOURCES = tests/unit/test_sandbox.c tests/unit/tap.h
+tests_unit_test_sandbox_LDADD = libcvisor-core.la $(DEPS_LIBS)

@@ -1,0 +1,374 @@
+/* Unit tests for src/libcvisor/sandbox.c: policy -> OCI spec. The host is
+ * described by a struct (environment, home, ids, hard limits, a mountinfo
+ * fixture), so every case is deterministic. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "oci/policy.h"
+#include "oci/spec.h"
+#include "sandbox.h"
+#include "tap.h"
+
+static char tmpdir[] = "/tmp/cvisor-test-sandbox-XXXXXX";
+static char home[256], mountinfo[256], workspace[256];
+
+static char *env_fixture[] = { "PATH=/usr/bin:/bin", "SECRET_TOKEN=hunter2", "LC_ALL=C.UTF-8", "HOME=/home/u",
+			       "FOO=1", "TERMINAL_SECRET=x", "TERM=xterm", NULL };
+
+static struct cv_sandbox_host host(uid_t uid)
+{
+	struct cv_sandbox_host h = { .environ = env_fixture, .home = home, .uid = uid, .gid = uid,
+				     .hard_cpu = RLIM_INFINITY, .hard_fsize = RLIM_INFINITY,
+				     .hard_nofile = 4096, .mountinfo_path = mountinfo };
+	return h;
+}
+
+static oci_policy *policy(const char *json)
+{
+	cv_error_t err = NULL;
+	oci_policy *p = NULL;
+	if (oci_policy_parse(json, strlen(json), "policy.json", &p, &err) < 0) {
+		tap_diag("policy: %s", err->msg);
+		cv_error_release(&err);
+		return NULL;
+	}
+	return p;
+}
+
+/* Converts JSON for a host with UID; NULL and *msg on failure. */
+static oci_spec *convert(const char *json, uid_t uid, char **msg)
+{
+	cleanup_policy oci_policy *p = policy(json);
+	struct cv_sandbox_host h = host(uid);
+	char *args[] = { "/bin/true", NULL };
+	oci_spec *s = NULL;
+	cv_error_t err = NULL;
+	if (msg)
+		*msg = NULL;
+	if (!p || cv_sandbox_spec(p, &h, args, &s, &err) < 0) {
+		if (msg && err)
+			*msg = strdup(err->msg);
+		cv_error_release(&err);
+		return NULL;
+	}
+	return s;
+}
+
+static const oci_mount *mount_at(const oci_spec *s, const char *dest)
+{
+	const oci_mount *found = NULL;
+	for (size_t i = 0; i < s->mounts_len; i++)
+		if (!strcmp(s->mounts[i].destination, dest))
+			found = &s->mounts[i];
+	return found;
+}
+
+static bool has(const oci_strv *l, const char *v)
+{
+	for (size_t i = 0; i < l->len; i++)
+		if (!strcmp(l->v[i], v))
+			return true;
+	return false;
+}
+
+static bool has_ns(const oci_spec *s, const char *type)
+{
+	for (size_t i = 0; i < s->linux_->namespaces_len; i++)
+		if (!strcmp(s->linux_->namespaces[i].type, type))
+			return true;
+	return false;
+}
+
+static const oci_rlimit *rlimit(const oci_spec *s, const char *type)
+{
+	for (size_t i = 0; i < s->process->rlimits_len; i++)
+		if (!strcmp(s->process->rlimits[i].type, type))
+			return &s->process->rlimits[i];
+	return NULL;
+}
+
+static bool env_has_name(const oci_spec *s, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < s->process->env.len; i++)
+		if (!strncmp(s->process->env.v[i], name, n) && s->process->env.v[i][n] == '=')
+			return true;
+	return false;
+}
+
+/* The syscall rule with NAME and no argument condition. */
+static const oci_seccomp_syscall *rule(const oci_seccomp *sc, const char *name, bool with_args)
+{
+	for (size_t i = 0; i < sc->syscalls_len; i++)
+		if (has(&sc->syscalls[i].names, name) && (sc->syscalls[i].args_len > 0) == with_args)
+			return &sc->syscalls[i];
+	return NULL;
+}
+
+static void setup(void)
+{
+	if (!mkdtemp(tmpdir))
+		abort();
+	snprintf(home, sizeof(home), "%s/home", tmpdir);
+	snprintf(workspace, sizeof(workspace), "%s/ws", tmpdir);
+	snprintf(mountinfo, sizeof(mountinfo), "%s/mountinfo", tmpdir);
+	char p[512];
+	if (mkdir(home, 0700) < 0 || mkdir(workspace, 0700) < 0)
+		abort();
+	snprintf(p, sizeof(p), "%s/.ssh", home);
+	if (mkdir(p, 0700) < 0)
+		abort();
+	snprintf(p, sizeof(p), "%s/ws/.git", tmpdir);
+	if (mkdir(p, 0700) < 0)
+		abort();
+	FILE *f = fopen(mountinfo, "w");
+	if (!f)
+		abort();
+	/* "/" itself, a submount to re-bind, ones under replaced areas, an
+	 * escaped name, a noexec one, and a path that does not exist */
+	fprintf(f, "21 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+		   "22 21 8:2 / /tmp rw,nosuid,nodev shared:2 - tmpfs tmpfs rw\n"
+		   "23 21 0:5 / /proc rw,nosuid,nodev,noexec,relatime shared:3 - proc proc rw\n"
+		   "24 23 0:6 / /proc/sys/fs/binfmt_misc rw,relatime - binfmt_misc binfmt_misc rw\n"
+		   "25 21 8:3 / /etc rw,noexec,relatime shared:4 - ext4 /dev/sda3 rw\n"
+		   "26 21 8:4 / /nonexistent\\040dir rw shared:5 - ext4 /dev/sda4 rw\n"
+		   "27 21 0:7 / /run rw,nosuid shared:6 - tmpfs tmpfs rw\n"
+		   "28 22 8:5 / %s rw shared:7 - ext4 /dev/sda5 rw\n",
+		tmpdir);
+	fclose(f);
+}
+
+static void cleanup(void)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		tap_diag("could not remove %s", tmpdir);
+}
+
+static void test_defaults(void)
+{
+	cleanup_free char *msg = NULL;
+	cleanup_spec oci_spec *s = convert("{}", 0, &msg);
+	if (!ok(s != NULL, "empty policy converts")) {
+		tap_diag("%s", msg);
+		return;
+	}
+	ok(s->root && !strcmp(s->root->path, "/") && s->root->readonly, "root: the host's /, read-only");
+	ok(has_ns(s, "pid") && has_ns(s, "mount") && has_ns(s, "ipc") && has_ns(s, "uts") && has_ns(s, "network") &&
+		   has_ns(s, "cgroup"),
+	   "pid, mount, ipc, uts, network and cgroup namespaces");
+	ok(!has_ns(s, "user"), "root caller: no user namespace");
+	ok(s->process->user.uid == 0 && s->process->user.gid == 0, "runs as the caller");
+	is_str(s->process->cwd, CV_SANDBOX_PRIVATE_WORKSPACE, "cwd: the private workspace");
+	const oci_mount *ws = mount_at(s, CV_SANDBOX_PRIVATE_WORKSPACE);
+	ok(ws && !strcmp(ws->type, "tmpfs") && has(&ws->options, "uid=0") && has(&ws->options, "mode=700"),
+	   "private workspace: a tmpfs owned by the program's user");
+	const oci_mount *tmp = mount_at(s, "/tmp"), *run = mount_at(s, "/run");
+	ok(tmp && !strcmp(tmp->type, "tmpfs") && run && !strcmp(run->type, "tmpfs"), "private /tmp and /run");
+	ok(tmp < ws, "/tmp is mounted before the workspace inside it");
+	const oci_mount *proc = mount_at(s, "/proc"), *dev = mount_at(s, "/dev"), *sys = mount_at(s, "/sys");
+	ok(proc && !strcmp(proc->type, "proc"), "own /proc");
+	ok(dev && !strcmp(dev->type, "tmpfs") && mount_at(s, "/dev/pts") && mount_at(s, "/dev/shm"), "minimal /dev");
+	ok(sys && !strcmp(sys->type, "sysfs") && has(&sys->options, "ro"), "read-only sysfs");
+
+	/* submounts of the host root come back read-only */
+	const oci_mount *sub = mount_at(s, "/etc");
+	ok(sub && !strcmp(sub->type, "bind") && has(&sub->options, "ro") && has(&sub->options, "noexec") &&
+		   has(&sub->options, "nosuid") && has(&sub->options, "relatime") && !has(&sub->options, "rbind"),
+	   "host submount bound read-only, non-recursively, keeping its locked flags");
+	ok(!mount_at(s, "/proc/sys/fs/binfmt_misc") && !mount_at(s, tmpdir) && sub < proc, "submounts under replaced areas are skipped");
+	ok(!mount_at(s, "/nonexistent dir"), "a submount that cannot be reached is skipped");
+
+	const oci_process *p = s->process;
+	ok(p->no_new_privileges, "noNewPrivileges");
+	ok(p->capabilities && p->capabilities->bounding.set && p->capabilities->bounding.len == 0 &&
+		   p->capabilities->effective.set && p->capabilities->effective.len == 0 &&
+		   p->capabilities->permitted.set && p->capabilities->permitted.len == 0 &&
+		   p->capabilities->ambient.set && p->capabilities->inheritable.set,
+	   "no capabilities at all");
+	const oci_rlimit *core = rlimit(s, "RLIMIT_CORE");
+	ok(core && core->soft == 0 && core->hard == 0, "no core files");
+	ok(!rlimit(s, "RLIMIT_CPU") && !rlimit(s, "RLIMIT_NOFILE") && !s->linux_->resources, "no limits unless asked");
+
+	ok(env_has_name(s, "PATH") && env_has_name(s, "LC_ALL") && env_has_name(s, "HOME") && env_has_name(s, "TERM"),
+	   "default allowlist passes PATH, LC_*, HOME, TERM");
+	ok(!env_has_name(s, "SECRET_TOKEN") && !env_has_name(s, "FOO") && !env_has_name(s, "TERMINAL_SECRET"),
+	   "anything else stays out (TERM is not a prefix)");
+
+	/* masks: runc's defaults, the credential stores that exist */
+	const oci_linux *l = s->linux_;
+	char ssh[512], aws[512];
+	snprintf(ssh, sizeof(ssh), "%s/.ssh", home);
+	snprintf(aws, sizeof(aws), "%s/.aws", home);
+	ok(has(&l->masked_paths, ssh), "~/.ssh is masked");
+	ok(!has(&l->masked_paths, aws), "a missing default credential store is skipped");
+	ok(has(&l->masked_paths, "/etc/shadow") && has(&l->masked_paths, "/proc/kcore"), "/etc/shadow, /proc/kcore");
+	ok(has(&l->readonly_paths, "/proc/sys"), "/proc/sys read-only");
+
+	const oci_seccomp *sc = l->seccomp;
+	ok(sc && !strcmp(sc->default_action, "SCMP_ACT_ALLOW"), "seccomp: allow by default");
+	const oci_seccomp_syscall *r = sc ? rule(sc, "ptrace", false) : NULL;
+	ok(r && !strcmp(r->action, "SCMP_ACT_ERRNO") && r->errno_ret.set && r->errno_ret.v == EPERM,
+	   "ptrace -> EPERM");
+	const char *const denied[] = { "mount", "unshare", "setns", "bpf", "perf_event_open", "keyctl",
+				       "userfaultfd", "open_by_handle_at", "kexec_load", "init_module" };
+	bool all = sc != NULL;
+	for (size_t i = 0; all && i < sizeof(denied) / sizeof(denied[0]); i++)
+		all = rule(sc, denied[i], false) != NULL;
+	ok(all, "mount, unshare, setns, bpf, perf_event_open, keyctl, userfaultfd, ... denied");
+	r = sc ? rule(sc, "clone3", false) : NULL;
+	ok(r && r->errno_ret.v == ENOSYS, "clone3 -> ENOSYS (libc falls back to clone)");
+	size_t clone_rules = 0;
+	bool newuser = false;
+	for (size_t i = 0; sc && i < sc->syscalls_len; i++) {
+		const oci_seccomp_syscall *c = &sc->syscalls[i];
+		if (!has(&c->names, "clone") || c->args_len != 1)
+			continue;
+		clone_rules++;
+		newuser = newuser || (c->args[0].index == 0 && c->args[0].value == 0x10000000 &&
+				      c->args[0].value_two.v == 0x10000000 &&
+				      !strcmp(c->args[0].op, "SCMP_CMP_MASKED_EQ"));
+	}
+	ok(clone_rules == 7 && newuser, "clone with any namespace flag (CLONE_NEWUSER, ...) -> EPERM");
+	r = sc ? rule(sc, "ioctl", true) : NULL;
+	ok(r && r->args[0].index == 1 && r->args[0].value_two.v == 0x5412, "ioctl TIOCSTI refused");
+
+	/* the result is a valid config.json */
+	cleanup_free char *json = NULL;
+	cv_error_t err = NULL;
+	ok(oci_spec_emit(s, true, &json, NULL, &err) == 0, "emits");
+	cleanup_spec oci_spec *back = NULL;
+	int pr = json ? oci_spec_parse(json, strlen(json), "config.json", &back, &err) : -1;
+	if (!ok(pr == 0, "the emitted config.json parses and validates"))
+		tap_diag("%s", err ? err->msg : "?");
+	cv_error_release(&err);
+}
+
+static void test_limits(void)
+{
+	cleanup_free char *msg = NULL;
+	cleanup_spec oci_spec *s =
+		convert("{\"memory\": \"512MB\", \"cpus\": 1.5, \"processes\": 64, \"cpu_seconds\": 10,"
+			" \"max_file_size\": \"1MB\", \"open_files\": 100, \"timeout\": 2.5, \"max_output_bytes\": 10}",
+			0, &msg);
+	if (!ok(s != NULL, "limits convert")) {
+		tap_diag("%s", msg);
+		return;
+	}
+	const oci_resources *r = s->linux_->resources;
+	ok(r && r->memory && r->memory->limit.set && r->memory->limit.v == 512 << 20, "memory limit");
+	ok(r && r->cpu && r->cpu->quota.v == 150000 && r->cpu->period.v == 100000, "cpus 1.5 -> 150 ms per 100 ms");
+	ok(r && r->has_pids && r->pids_limit.v == 64, "pids limit");
+	const oci_rlimit *cpu = rlimit(s, "RLIMIT_CPU"), *fsz = rlimit(s, "RLIMIT_FSIZE"),
+			 *nof = rlimit(s, "RLIMIT_NOFILE");
+	ok(cpu && cpu->soft == 10 && cpu->hard == 11, "RLIMIT_CPU: SIGXCPU at 10 s, SIGKILL at 11 s");
+	ok(fsz && fsz->soft == 1 << 20 && fsz->hard == 1 << 20, "RLIMIT_FSIZE");
+	ok(nof && nof->soft == 100 && nof->hard == 100, "RLIMIT_NOFILE");
+	bool timeout = false, output = false;
+	for (size_t i = 0; i < s->annotations.len; i++) {
+		timeout = timeout || (!strcmp(s->annotations.v[i].key, CV_SANDBOX_ANNOTATION_TIMEOUT) &&
+				      !strcmp(s->annotations.v[i].value, "2500"));
+		output = output || (!strcmp(s->annotations.v[i].key, CV_SANDBOX_ANNOTATION_MAX_OUTPUT) &&
+				    !strcmp(s->annotations.v[i].value, "10"));
+	}
+	ok(timeout && output, "timeout and max_output_bytes recorded as annotations");
+
+	cleanup_free char *m2 = NULL;
+	oci_spec *bad = convert("{\"open_files\": 5000}", 0, &m2);
+	ok(!bad, "open_files above the hard limit is refused");
+	oci_spec_free(bad);
+	is_str(m2,
+	       "policy: open_files: 5000 is above this process's hard limit 4096 (raising a hard limit needs "
+	       "CAP_SYS_RESOURCE)",
+	       "message names the key and the hard limit");
+}
+
+static void test_rootless_and_user(void)
+{
+	cleanup_free char *msg = NULL;
+	cleanup_spec oci_spec *s = convert("{}", 1000, &msg);
+	ok(s && has_ns(s, "user"), "non-root caller: user namespace");
+	ok(s && s->linux_->uid_mappings.len == 1 && s->linux_->uid_mappings.v[0].container_id == 1000 &&
+		   s->linux_->uid_mappings.v[0].host_id == 1000 && s->linux_->uid_mappings.v[0].size == 1,
+	   "only the caller's uid is mapped");
+	cleanup_spec oci_spec *u = convert("{\"user\": \"0:0\"}", 1000, &msg);
+	ok(u && u->process->user.uid == 0 && u->linux_->uid_mappings.v[0].container_id == 0 &&
+		   u->linux_->uid_mappings.v[0].host_id == 1000,
+	   "user 0 inside maps to the caller");
+	cleanup_spec oci_spec *h = convert("{\"network\": \"host\"}", 1000, &msg);
+	const oci_mount *sys = h ? mount_at(h, "/sys") : NULL;
+	ok(h && !has_ns(h, "network") && sys && !strcmp(sys->type, "bind") && has(&sys->options, "ro"),
+	   "host network in a user namespace: no netns, /sys bound read-only");
+	cleanup_spec oci_spec *r = convert("{\"user\": 1234}", 0, &msg);
+	const oci_mount *ws = r ? mount_at(r, CV_SANDBOX_PRIVATE_WORKSPACE) : NULL;
+	ok(r && r->process->user.uid == 1234 && ws && has(&ws->options, "uid=1234") && !has_ns(r, "user"),
+	   "root caller, user 1234: workspace owned by 1234");
+}
+
+static void test_paths(void)
+{
+	char json[2048], want[1024];
+	cleanup_free char *msg = NULL;
+	snprintf(json, sizeof(json),
+		 "{\"workspace\": \"%s\", \"writable\": [\"~/\"], \"deny_write\": [\"%s/.git\", \"%s/nope\"],"
+		 " \"deny_read\": [\"~/secret.txt\"], \"env\": [\"FOO\", \"HOME=/elsewhere\", \"NEW=1\"]}",
+		 workspace, workspace, workspace);
+	cleanup_spec oci_spec *s = convert(json, 0, &msg);
+	if (!ok(s != NULL, "paths convert")) {
+		tap_diag("%s", msg);
+		return;
+	}
+	const oci_mount *ws = mount_at(s, workspace);
+	ok(ws && !strcmp(ws->type, "bind") && has(&ws->options, "rw") && !strcmp(ws->source, workspace),
+	   "workspace bound read-write at its own path");
+	is_str(s->process->cwd, workspace, "cwd is the workspace");
+	ok(!mount_at(s, CV_SANDBOX_PRIVATE_WORKSPACE), "no private workspace then");
+	const oci_mount *hm = mount_at(s, home);
+	ok(hm && has(&hm->options, "rw"), "writable ~/ expands to the caller's home");
+	char git[512];
+	snprintf(git, sizeof(git), "%s/.git", workspace);
+	const oci_mount *g = mount_at(s, git);
+	ok(g && has(&g->options, "ro") && g > ws, "deny_write: read-only bind after the writable one");
+	char secret[512];
+	snprintf(secret, sizeof(secret), "%s/secret.txt", home);
+	ok(has(&s->linux_->masked_paths, secret), "deny_read masks even a path that does not exist yet");
+	ok(env_has_name(s, "FOO") && env_has_name(s, "NEW"), "env allowlist and NAME=value");
+	size_t homes = 0;
+	for (size_t i = 0; i < s->process->env.len; i++)
+		if (!strncmp(s->process->env.v[i], "HOME=", 5)) {
+			homes++;
+			ok(!strcmp(s->process->env.v[i], "HOME=/elsewhere"), "NAME=value overrides the caller's");
+		}
+	ok(homes == 1, "HOME appears once");
+
+	snprintf(json, sizeof(json), "{\"writable\": [\"%s/missing\"]}", tmpdir);
+	cleanup_free char *m2 = NULL;
+	oci_spec *bad = convert(json, 0, &m2);
+	oci_spec_free(bad);
+	snprintf(want, sizeof(want), "policy: writable: `%s/missing`: No such file or directory", tmpdir);
+	is_str(m2, want, "a missing writable directory is an error naming it");
+
+	cleanup_free char *m3 = NULL;
+	bad = convert("{\"network\": \"outbound\"}", 0, &m3);
+	oci_spec_free(bad);
+	ok(bad == NULL && m3 && strstr(m3, "network"), "outbound fails clearly while it is not implemented");
+}
+
+int main(void)
+{
+	setup();
+	test_defaults();
+	test_limits();
+	test_rootless_and_user();
+	test_paths();
+	cleanup();
+	return tap_done();
+}
