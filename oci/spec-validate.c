@@ -154,7 +154,7 @@ int oci_process_validate(const oci_process *p, const char *name, const char *pre
 	if ((r = check_abs(name, err, P("%s%scwd", prefix, dot), p->cwd)) < 0)
 		return r;
 	if (p->user.umask.set && p->user.umask.v > 0777)
-		return vfail(name, err, "%s: %" PRIu32 " is out of range (0..0777)",
+		return vfail(name, err, "%s: %" PRIu32 " is out of range (0..511)",
 			     P("%s%suser.umask", prefix, dot), p->user.umask.v);
 	for (size_t i = 0; i < p->rlimits_len; i++) {
 		const oci_rlimit *rl = &p->rlimits[i];
@@ -355,7 +355,7 @@ static int check_linux(const char *name, cv_error_t *err, const oci_linux *l)
 	if (l->seccomp && (r = check_seccomp(name, err, l->seccomp)) < 0)
 		return r;
 	if (l->rootfs_propagation && *l->rootfs_propagation &&
-	    (r = check_enum(name, err, "linux.rootfsPropagation", "propagation", propagations,
+	    (r = check_enum(name, err, "linux.rootfsPropagation", "rootfs propagation", propagations,
 			    l->rootfs_propagation)) < 0)
 		return r;
 	if ((r = check_abs_list(name, err, "linux.maskedPaths", &l->masked_paths)) < 0 ||
