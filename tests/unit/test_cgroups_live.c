@@ -103,6 +103,16 @@ static void lifecycle(enum cv_cgroup_layout layout)
 		d = cv_cg_find(cg, "devices");
 		ok(d && strstr(slurp(d->path, "devices.list"), "c 1:3 rwm"), "devices.list allows /dev/null");
 	}
+	if (layout == CV_CGROUP_UNIFIED) {
+		d = cv_cg_find(cg, "unified");
+		ok(d && strcmp(slurp(d->path, "memory.max"), "67108864") == 0, "memory.max");
+		ok(d && strcmp(slurp(d->path, "memory.low"), "33554432") == 0, "memory.low");
+		ok(d && strcmp(slurp(d->path, "cpu.weight"), "20") == 0, "cpu.weight from shares 512: %s",
+		   d ? slurp(d->path, "cpu.weight") : "");
+		ok(d && strcmp(slurp(d->path, "cpu.max"), "50000 100000") == 0, "cpu.max");
+		ok(d && strcmp(slurp(d->path, "cpuset.cpus"), "0") == 0, "cpuset.cpus");
+		ok(d && strcmp(slurp(d->path, "pids.max"), "10") == 0, "pids.max");
+	}
 	if (layout != CV_CGROUP_LEGACY) {
 		d = cv_cg_find(cg, "unified");
 		ok(d && strcmp(slurp(d->path, "cgroup.max.descendants"), "7") == 0, "unified: cgroup.max.descendants");
@@ -156,6 +166,36 @@ static void lifecycle(enum cv_cgroup_layout layout)
 	}
 	ok(cv_cgroup_freeze(cg, false, &err) == 0 && cv_cgroup_frozen(cg, &frozen, &err) == 0 && !frozen, "thawed");
 	cv_error_release(&err);
+
+	/* The device rules hold for a process in the container's cgroup. */
+	{
+		int p[2], q[2];
+		char res[2] = "??";
+		pid_t dc;
+		if (pipe2(p, O_CLOEXEC) == 0 && pipe2(q, O_CLOEXEC) == 0 && (dc = fork()) >= 0) {
+			if (dc == 0) {
+				char c[2];
+				(void)!read(q[0], c, 1);
+				int a = open("/dev/null", O_RDWR | O_CLOEXEC);
+				int b = open("/dev/kmsg", O_RDONLY | O_CLOEXEC);
+				c[0] = a >= 0 ? 'y' : 'n';
+				c[1] = b >= 0 ? 'y' : (errno == EPERM ? 'p' : 'n');
+				(void)!write(p[1], c, 2);
+				_exit(0);
+			}
+			close(p[1]);
+			ok(cv_cgroup_enter(cg, dc, &err) == 0, "enter a second child");
+			cv_error_release(&err);
+			(void)!write(q[1], "x", 1);
+			close(q[0]);
+			close(q[1]);
+			(void)!read(p[0], res, 2);
+			close(p[0]);
+			waitpid(dc, NULL, 0);
+		}
+		ok(res[0] == 'y' && res[1] == 'p', "in the container cgroup /dev/null opens, /dev/kmsg is EPERM (%c%c)",
+		   res[0], res[1]);
+	}
 
 	oci_kv_list saved = { 0 };
 	struct cv_cgroup *loaded = NULL;

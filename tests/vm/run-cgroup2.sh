@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# run-cgroup2.sh: runs one command on a pure cgroup v2 system, inside a
+# disposable qemu guest, and returns its output and exit status.
+#
+#   tests/vm/run-cgroup2.sh [--mem MB] [--timeout SECONDS] -- COMMAND [ARGS...]
+#
+# The guest boots the host's Debian kernel (linux-image-amd64) under qemu's
+# software emulation, mounts the host's root read-only over virtio-9p below a
+# tmpfs overlay (so the guest may write anywhere and every change vanishes with
+# it), mounts cgroup2 at /sys/fs/cgroup with all its controllers, and runs
+# COMMAND through /bin/sh in the current directory as root, in the root cgroup.
+# Needs root, qemu-system-x86, linux-image-amd64, busybox-static, cpio, kmod.
+# Exit status: COMMAND's, or 125 when the guest did not finish (or cannot boot: 77 = skip).
+set -euo pipefail
+
+mem=768 timeout_s=900
+while [ $# -gt 0 ]; do
+	case $1 in
+	--mem) mem=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--) shift; break ;;
+	*) break ;;
+	esac
+done
+if [ $# -eq 0 ]; then
+	echo "usage: $0 [--mem MB] [--timeout S] -- COMMAND [ARGS...]" >&2
+	exit 2
+fi
+
+missing=""
+command -v qemu-system-x86_64 >/dev/null || missing="$missing qemu-system-x86"
+command -v cpio >/dev/null || missing="$missing cpio"
+command -v modprobe >/dev/null || missing="$missing kmod"
+[ -x /bin/busybox ] || missing="$missing busybox-static"
+compgen -G '/boot/vmlinuz-*' >/dev/null || missing="$missing linux-image-amd64"
+if [ -n "$missing" ]; then
+	echo "run-cgroup2: missing packages:$missing (apt-get install$missing)" >&2
+	exit 77
+fi
+[ "$(id -u)" = 0 ] || { echo "run-cgroup2: needs root (qemu reads the whole root filesystem)" >&2; exit 77; }
+
+kernel=$(printf '%s\n' /boot/vmlinuz-* | sort -V | tail -n1)
+kver=${kernel#/boot/vmlinuz-}
+tmp=$(mktemp -d /tmp/cvisor-vm.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+init=$tmp/root
+mkdir -p "$init"/bin "$init"/proc "$init"/sys "$init"/dev "$init"/lower "$init"/new "$init"/rw "$init"/ko
+cp /bin/busybox "$init"/bin/
+for applet in sh mount mkdir insmod chroot cat poweroff cp; do ln -s busybox "$init/bin/$applet"; done
+
+# Kernel modules the guest needs for virtio-9p and overlayfs, dependencies
+# first, stored uncompressed (busybox insmod cannot decompress).
+modlist=""
+for f in $(for m in virtio_pci 9pnet_virtio 9p overlay; do
+	modprobe -S "$kver" --show-depends "$m" 2>/dev/null || true
+done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'); do
+	base=$(basename "$f")
+	case $f in
+	*.ko.xz) base=${base%.xz}; xz -dc "$f" >"$init/ko/$base" ;;
+	*.ko.zst) base=${base%.zst}; zstd -qdc "$f" >"$init/ko/$base" ;;
+	*) cp "$f" "$init/ko/$base" ;;
+	esac
+	modlist="$modlist $base"
+done
+
+{
+	printf 'cd %q || exit 126\n' "$PWD"
+	printf '%q ' "$@"
+	printf '\n'
+} >"$init/command"
+
+cat >"$init/init" <<EOF_INIT
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+for m in $modlist; do insmod /ko/\$m 2>/dev/null; done
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /lower || { echo "vm: cannot mount the host root"; poweroff -f; }
+mount -t tmpfs -o size=512m tmpfs /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work /new || { echo "vm: overlay failed"; poweroff -f; }
+mount -t proc proc /new/proc
+mount -t sysfs sysfs /new/sys
+mount -t devtmpfs devtmpfs /new/dev
+mkdir -p /new/dev/pts /new/dev/shm
+mount -t devpts -o newinstance,ptmxmode=0666 devpts /new/dev/pts
+mount -t tmpfs tmpfs /new/dev/shm
+mount -t cgroup2 cgroup2 /new/sys/fs/cgroup
+mount -t tmpfs tmpfs /new/run
+mount -t tmpfs tmpfs /new/tmp/.vm-scratch 2>/dev/null || true
+cp /command /new/.vm-command
+echo "vm: ready, controllers: \$(cat /new/sys/fs/cgroup/cgroup.controllers)"
+chroot /new /bin/sh /.vm-command </dev/null
+echo "vm: status \$?"
+poweroff -f
+EOF_INIT
+chmod 755 "$init/init"
+(cd "$init" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$tmp/initrd"
+
+set +e
+timeout "$timeout_s" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem" \
+	-nographic -no-reboot -kernel "$kernel" -initrd "$tmp/initrd" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap \
+	-append "console=ttyS0 quiet loglevel=3 panic=-1" </dev/null >"$tmp/console" 2>&1
+qemu_status=$?
+set -e
+
+# Strip carriage returns and terminal escapes; print what follows "ready".
+tr -d '\r' <"$tmp/console" | sed -E 's/\x1b(\[[0-9;?]*[A-Za-z]|c)//g' >"$tmp/out"
+sed -n '/^vm: ready/,$p' "$tmp/out" | grep -v -e '^vm: status' -e 'reboot: Power down' || true
+status=$(sed -n 's/^vm: status \([0-9][0-9]*\)$/\1/p' "$tmp/out" | tail -n1)
+if [ -z "$status" ]; then
+	echo "run-cgroup2: the guest did not finish (qemu exit $qemu_status); console tail:" >&2
+	tail -n 20 "$tmp/out" >&2
+	exit 125
+fi
+exit "$status"
