@@ -1,0 +1,284 @@
+#!/usr/bin/env bats
+# Spec mounts: every type and option, checked from /proc/self/mountinfo
+# inside the container.
+
+load helpers
+load fs-helpers
+
+@test "tmpfs with size, mode, uid, gid and mount flags" {
+	add_mount '{"destination":"/mnt/t","type":"tmpfs","source":"tmpfs","options":["nosuid","nodev","noexec","size=1m","mode=0710","uid=12","gid=34"]}'
+	run fs_run 'cat /proc/self/mountinfo; stat -c "%a %u %g" /mnt/t'
+	[ "$status" -eq 0 ]
+	line="$(mount_line /mnt/t)"
+	[[ "$line" == *" rw,nosuid,nodev,noexec"* ]]
+	[[ "$line" == *"size=1024k,mode=710,uid=12,gid=34"* ]]
+	[[ "$output" == *"710 12 34"* ]]
+}
+
+@test "default mounts: proc, devpts options, shm, mqueue, sysfs read-only" {
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /proc)" == *" - proc proc "* ]]
+	line="$(mount_line /dev/pts)"
+	[[ "$line" == *" - devpts devpts "*"mode=620,ptmxmode=666"* ]]
+	[[ "$line" == *"gid=5"* ]]
+	[[ "$(mount_line /dev/shm)" == *" rw,nosuid,nodev,noexec"*"- tmpfs shm rw,size=65536k"* ]]
+	[[ "$(mount_line /dev/mqueue)" == *" - mqueue mqueue "* ]]
+	[[ "$(mount_line /sys)" == *" ro,nosuid,nodev,noexec"*" - sysfs "* ]]
+	# strictatime shows as neither relatime nor noatime
+	[[ "$(mount_line /dev)" == *" rw,nosuid - tmpfs"* ]]
+}
+
+@test "sysfs is read-only without a network namespace even when rw is asked" {
+	update_config '.linux.namespaces |= map(select(.type != "network")) | (.mounts[] | select(.destination == "/sys") | .options) = ["nosuid","rw"]'
+	run fs_run 'cat /proc/self/mountinfo; touch /sys/kernel/x; echo "touch=$?"'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /sys)" == *" ro,nosuid"* ]]
+	[[ "$output" == *"touch=1"* ]]
+}
+
+@test "sysfs honours rw with its own network namespace" {
+	update_config '(.mounts[] | select(.destination == "/sys") | .options) = ["nosuid","rw"]'
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /sys)" == *" rw,nosuid"* ]]
+}
+
+@test "bind mount ro: writes fail with EROFS, the host is untouched" {
+	mkdir -p "$CV_TMP/src" && echo host >"$CV_TMP/src/f"
+	add_mount "{\"destination\":\"/mnt/b\",\"type\":\"bind\",\"source\":\"$CV_TMP/src\",\"options\":[\"bind\",\"ro\"]}"
+	run fs_run 'cat /proc/self/mountinfo; cat /mnt/b/f; echo x > /mnt/b/f 2>&1; echo "rc=$?"'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/b)" == *" ro,"* || "$(mount_line /mnt/b)" == *" ro "* ]]
+	[[ "$output" == *"Read-only file system"* ]]
+	[[ "$output" == *"rc=1"* ]]
+	[ "$(cat "$CV_TMP/src/f")" = host ]
+}
+
+@test "bind mount flags: nosuid nodev noexec noatime nodiratime" {
+	mkdir -p "$CV_TMP/src" && cp "$CV_BUNDLE/rootfs/bin/busybox" "$CV_TMP/src/bb"
+	add_mount "{\"destination\":\"/mnt/b\",\"type\":\"bind\",\"source\":\"$CV_TMP/src\",\"options\":[\"rbind\",\"nosuid\",\"nodev\",\"noexec\",\"noatime\",\"nodiratime\"]}"
+	run fs_run 'cat /proc/self/mountinfo; /mnt/b/bb true; echo "exec=$?"'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/b)" == *" rw,nosuid,nodev,noexec,noatime,nodiratime "* ]]
+	[[ "$output" == *"exec=126"* ]]
+}
+
+@test "bind mount atime modes: strictatime and relatime" {
+	mkdir -p "$CV_TMP/s1" "$CV_TMP/s2"
+	add_mount "{\"destination\":\"/mnt/s\",\"type\":\"bind\",\"source\":\"$CV_TMP/s1\",\"options\":[\"bind\",\"strictatime\"]}"
+	add_mount "{\"destination\":\"/mnt/r\",\"type\":\"bind\",\"source\":\"$CV_TMP/s2\",\"options\":[\"bind\",\"noatime\",\"relatime\"]}"
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/s)" != *"relatime"* ]]
+	[[ "$(mount_line /mnt/s)" != *"noatime"* ]]
+	[[ "$(mount_line /mnt/r)" == *"relatime"* ]]
+}
+
+@test "ro on rbind is not recursive, rro is" {
+	mkdir -p "$CV_TMP/src/sub"
+	fs_host_mount -t tmpfs tmpfs "$CV_TMP/src/sub"
+	add_mount "{\"destination\":\"/mnt/a\",\"type\":\"bind\",\"source\":\"$CV_TMP/src\",\"options\":[\"rbind\",\"ro\"]}"
+	add_mount "{\"destination\":\"/mnt/b\",\"type\":\"bind\",\"source\":\"$CV_TMP/src\",\"options\":[\"rbind\",\"rro\",\"rnosuid\",\"rnodev\",\"rnoexec\",\"rnoatime\"]}"
+	run fs_run 'cat /proc/self/mountinfo; touch /mnt/a/sub/x; echo "a=$?"; touch /mnt/b/sub/y; echo "b=$?"'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/a)" == *" ro,"* ]]
+	[[ "$(mount_line /mnt/a/sub)" == *" rw,"* ]]
+	[[ "$(mount_line /mnt/b)" == *" ro,nosuid,nodev,noexec,noatime"* ]]
+	[[ "$(mount_line /mnt/b/sub)" == *" ro,nosuid,nodev,noexec,noatime"* ]]
+	[[ "$output" == *"a=0"* ]]
+	[[ "$output" == *"b=1"* ]]
+	[ ! -e "$CV_TMP/src/sub/y" ]
+}
+
+@test "recursive clearing options rrw rsuid rdev rexec rrelatime" {
+	mkdir -p "$CV_TMP/src/sub"
+	fs_host_mount -t tmpfs -o ro,nosuid,nodev,noexec tmpfs "$CV_TMP/src/sub"
+	add_mount "{\"destination\":\"/mnt/b\",\"type\":\"bind\",\"source\":\"$CV_TMP/src\",\"options\":[\"rbind\",\"rrw\",\"rsuid\",\"rdev\",\"rexec\",\"rrelatime\",\"rdiratime\"]}"
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/b/sub)" == *" rw,relatime "* ]]
+}
+
+@test "bind mount of a file creates the destination file" {
+	echo hello >"$CV_TMP/file"
+	add_mount "{\"destination\":\"/new/dir/file\",\"type\":\"bind\",\"source\":\"$CV_TMP/file\",\"options\":[\"bind\"]}"
+	run fs_run 'cat /new/dir/file; [ -f /new/dir/file ] && echo isfile'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *hello*isfile* ]]
+}
+
+@test "propagation options show in mountinfo" {
+	mkdir -p "$CV_TMP/p1" "$CV_TMP/p2" "$CV_TMP/p3"
+	add_mount "{\"destination\":\"/mnt/sh\",\"type\":\"bind\",\"source\":\"$CV_TMP/p1\",\"options\":[\"rbind\",\"rshared\"]}"
+	add_mount "{\"destination\":\"/mnt/pr\",\"type\":\"bind\",\"source\":\"$CV_TMP/p2\",\"options\":[\"rbind\",\"rprivate\"]}"
+	add_mount "{\"destination\":\"/mnt/ub\",\"type\":\"bind\",\"source\":\"$CV_TMP/p3\",\"options\":[\"bind\",\"unbindable\"]}"
+	add_mount '{"destination":"/mnt/sl","type":"tmpfs","source":"tmpfs","options":["slave"]}'
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/sh)" == *" shared:"* ]]
+	line="$(mount_line /mnt/pr)"
+	[[ "$line" != *"shared:"* && "$line" != *"master:"* ]]
+	[[ "$(mount_line /mnt/ub)" == *" unbindable "* ]]
+}
+
+@test "superblock options sync, dirsync, lazytime reach a new tmpfs" {
+	add_mount '{"destination":"/mnt/t","type":"tmpfs","source":"tmpfs","options":["sync","dirsync","lazytime","silent","loud"]}'
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/t)" == *" - tmpfs tmpfs rw,sync,dirsync,lazytime"* ]]
+}
+
+@test "remount changes an earlier mount's flags" {
+	add_mount '{"destination":"/mnt/t","type":"tmpfs","source":"tmpfs","options":["size=1m"]}'
+	add_mount '{"destination":"/mnt/t","type":"tmpfs","source":"tmpfs","options":["remount","ro","nosuid"]}'
+	run fs_run 'cat /proc/self/mountinfo; touch /mnt/t/x; echo "rc=$?"'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/t)" == *" ro,nosuid"* ]]
+	[[ "$output" == *"rc=1"* ]]
+}
+
+@test "cgroup mount: read-only, the container's own cgroups, cgroup namespace root" {
+	run fs_run 'cat /proc/self/mountinfo; ls /sys/fs/cgroup; touch /sys/fs/cgroup/x; echo "rc=$?"'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /sys/fs/cgroup)" == *" ro,nosuid,nodev,noexec"*"- tmpfs "* ]]
+	line="$(mount_line /sys/fs/cgroup/memory)"
+	[[ "$line" == *" ro,"*" - cgroup cgroup "*memory* ]]
+	[[ "$output" == *"rc=1"* ]]
+	[[ "$output" == *unified* ]]
+	# with a cgroup namespace the mount's root is the namespace root
+	[ "$(echo "$line" | awk '{print $4}')" = / ]
+	echo "$output" | grep -q 'cgroup.procs' || [[ "$output" == *memory* ]]
+}
+
+@test "cgroup mount without a cgroup namespace binds the container's own cgroup" {
+	update_config '.linux.namespaces |= map(select(.type != "cgroup"))'
+	run fs_run 'cat /proc/self/mountinfo; cat /sys/fs/cgroup/memory/cgroup.procs'
+	[ "$status" -eq 0 ]
+	line="$(mount_line /sys/fs/cgroup/memory)"
+	[[ "$(echo "$line" | awk '{print $4}')" == *"$CV_TMP"* || "$(echo "$line" | awk '{print $4}')" == */cvt-* ]]
+}
+
+@test "cgroup mount rw when asked" {
+	update_config '(.mounts[] | select(.destination == "/sys/fs/cgroup") | .options) = ["nosuid","rw"]'
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /sys/fs/cgroup/memory)" == *" rw,nosuid"* ]]
+}
+
+@test "cgroup2 mount" {
+	add_mount '{"destination":"/mnt/cg2","type":"cgroup2","source":"cgroup2","options":["nosuid","ro"]}'
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/cg2)" == *" ro,nosuid"*" - cgroup2 "* ]]
+}
+
+@test "overlay mount with lowerdir, upperdir, workdir" {
+	mkdir -p "$CV_TMP"/ov/{lower,upper,work}
+	echo low >"$CV_TMP/ov/lower/l"
+	add_mount "{\"destination\":\"/mnt/ov\",\"type\":\"overlay\",\"source\":\"overlay\",\"options\":[\"lowerdir=$CV_TMP/ov/lower\",\"upperdir=$CV_TMP/ov/upper\",\"workdir=$CV_TMP/ov/work\"]}"
+	run fs_run 'cat /proc/self/mountinfo; cat /mnt/ov/l; echo up > /mnt/ov/u'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/ov)" == *" - overlay overlay "*lowerdir=* ]]
+	[[ "$output" == *low* ]]
+	[ "$(cat "$CV_TMP/ov/upper/u")" = up ]
+}
+
+@test "any other filesystem type is passed through with its data" {
+	add_mount '{"destination":"/mnt/r","type":"ramfs","source":"ramfs","options":["mode=0701"]}'
+	run fs_run 'cat /proc/self/mountinfo; stat -c %a /mnt/r'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/r)" == *" - ramfs ramfs "* ]]
+	[[ "$output" == *701* ]]
+}
+
+@test "an option the filesystem rejects fails with its name" {
+	add_mount '{"destination":"/mnt/t","type":"tmpfs","source":"tmpfs","options":["bogusopt=1"]}'
+	run fs_run 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"bogusopt=1"* ]]
+	[[ "$output" == *"/mnt/t"* ]]
+}
+
+@test "an invalid option name fails" {
+	add_mount '{"destination":"/mnt/t","type":"tmpfs","source":"tmpfs","options":["no such"]}'
+	run fs_run 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"invalid mount option"* ]]
+}
+
+@test "an unknown filesystem type fails clearly" {
+	add_mount '{"destination":"/mnt/t","type":"nosuchfs","source":"x"}'
+	run fs_run 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"unknown filesystem type"*nosuchfs* ]]
+}
+
+@test "idmapped bind mount: ownership mapped inside, unchanged outside" {
+	mkdir -p "$CV_TMP/idm" && touch "$CV_TMP/idm/f" && chown 0:0 "$CV_TMP/idm/f"
+	add_mount "{\"destination\":\"/mnt/id\",\"type\":\"bind\",\"source\":\"$CV_TMP/idm\",\"options\":[\"bind\",\"idmap\"],\"uidMappings\":[{\"containerID\":0,\"hostID\":1000,\"size\":10}],\"gidMappings\":[{\"containerID\":0,\"hostID\":2000,\"size\":10}]}"
+	run fs_run 'cat /proc/self/mountinfo; stat -c "%u %g" /mnt/id/f; touch /mnt/id/new; stat -c "%u %g" /mnt/id/new'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/id)" == *" idmapped"* ]]
+	[[ "$output" == *"1000 2000"* ]]
+	[ "$(stat -c '%u %g' "$CV_TMP/idm/f")" = "0 0" ]
+}
+
+@test "idmap needs a bind mount" {
+	add_mount '{"destination":"/mnt/t","type":"tmpfs","source":"tmpfs","uidMappings":[{"containerID":0,"hostID":1000,"size":1}],"gidMappings":[{"containerID":0,"hostID":1000,"size":1}]}'
+	run fs_run 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"idmapped mounts need a bind mount"* ]]
+}
+
+@test "read-only root and writable root" {
+	run fs_run 'touch /x; echo "rc=$?"'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	update_config '.root.readonly = false'
+	run fs_run 'touch /x && echo made'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *made* ]]
+	[ -e "$CV_BUNDLE/rootfs/x" ]
+}
+
+@test "rootfs on overlayfs" {
+	mkdir -p "$CV_TMP"/ro/{upper,work,merged}
+	fs_host_mount -t overlay overlay -o "lowerdir=$CV_BUNDLE/rootfs,upperdir=$CV_TMP/ro/upper,workdir=$CV_TMP/ro/work" "$CV_TMP/ro/merged"
+	update_config ".root.path = \"$CV_TMP/ro/merged\" | .root.readonly = false"
+	run fs_run 'echo in > /marker; cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /)" == *" - overlay "* ]]
+	[ "$(cat "$CV_TMP/ro/upper/marker")" = in ]
+}
+
+@test "--no-pivot: MS_MOVE and chroot" {
+	[ -z "${FS_RUNNER:-}" ] || skip "cvisor run only"
+	update_config '.process.args = ["sh","-c","cat /proc/self/mountinfo; ls /bin/busybox"]'
+	run cvisor run --no-pivot --bundle "$CV_BUNDLE" "$(cv_new_id)"
+	[ "$status" -eq 0 ]
+	[[ "$output" == */bin/busybox* ]]
+	[[ "$(mount_line /)" == *" ro,"* ]]
+}
+
+@test "rootfsPropagation shared and private" {
+	update_config '.linux.rootfsPropagation = "rshared"'
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /)" == *" shared:"* ]]
+	update_config '.linux.rootfsPropagation = "rprivate"'
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /)" != *"shared:"* && "$(mount_line /)" != *"master:"* ]]
+	update_config '.linux.rootfsPropagation = "bogus"'
+	run fs_run 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"rootfsPropagation"*bogus* ]]
+}
+
+@test "mounts made in the container do not reach the host" {
+	before="$(wc -l </proc/self/mountinfo)"
+	run fs_run 'mount -t tmpfs tmpfs /tmp && echo ok'
+	[ "$status" -eq 0 ]
+	[ "$(wc -l </proc/self/mountinfo)" -eq "$before" ]
+}
