@@ -21,11 +21,3 @@ tests_integration_fs_run_LDADD = libcvisor-core.la $(DEPS_LIBS)
 # seccomp (helper "seccomp"): the notify agent the seccomp tests talk to
 check_PROGRAMS += tests/integration/seccomp-agent
 tests_integration_seccomp_agent_SOURCES = tests/integration/seccomp-agent.c
-# fs-run (helper "rootfs"): the filesystem module alone, for mounts/devices/masked/attacks tests
-check_PROGRAMS += tests/integration/fs-run
-tests_integration_fs_run_SOURCES = tests/integration/fs-run.c
-tests_integration_fs_run_LDADD = libcvisor-core.la $(DEPS_LIBS)
-
-# seccomp (helper "seccomp"): the notify agent the seccomp tests talk to
-check_PROGRAMS += tests/integration/seccomp-agent
-tests_integration_seccomp_agent_SOURCES = tests/integration/seccomp-agent.c
