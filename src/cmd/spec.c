@@ -10,7 +10,9 @@
 
 #include "cleanup.h"
 #include "cmd.h"
+#include "oci/policy.h"
 #include "oci/spec.h"
+#include "sandbox.h"
 
 static const char help[] =
 	"Usage: cvisor spec [flags]\n"
@@ -22,20 +24,24 @@ static const char help[] =
 	"  -b, --bundle DIR   where to write config.json (default: current directory)\n"
 	"  --rootless         a config for an unprivileged user: adds a user namespace\n"
 	"                     mapping your uid and gid, drops what needs real root\n"
+	"  --policy FILE      the config a sandbox policy means (see `cvisor do --help`):\n"
+	"                     runs `sh` in the sandbox `cvisor do` would make\n"
 	"  -h, --help         print this help\n";
 
-enum { OPT_ROOTLESS = CLI_LONG_ONLY };
+enum { OPT_ROOTLESS = CLI_LONG_ONLY, OPT_POLICY };
 
 int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {
 	static const struct option opts[] = {
 		{ "bundle", required_argument, NULL, 'b' },
 		{ "rootless", no_argument, NULL, OPT_ROOTLESS },
+		{ "policy", required_argument, NULL, OPT_POLICY },
 		CLI_HELP_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bundle = ".";
 	bool rootless = false;
+	const char *policy_path = NULL;
 	cleanup_spec oci_spec *spec = NULL;
 	cleanup_free char *json = NULL;
 	cleanup_close int dirfd = -1, fd = -1;
@@ -47,12 +53,25 @@ int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 			bundle = optarg;
 		else if (c == OPT_ROOTLESS)
 			rootless = true;
+		else if (c == OPT_POLICY)
+			policy_path = optarg;
 		else
 			return cli_option_error(cli, c, argv, help, err);
 	}
 	if (cli_nargs(cli, argc, argv, 0, 0, "", err) < 0)
 		return -1;
-	if (oci_spec_default(rootless, &spec, err) < 0 || oci_spec_emit(spec, true, &json, &len, err) < 0)
+	if (policy_path) {
+		cleanup_policy oci_policy *policy = NULL;
+		struct cv_sandbox_host host;
+		if (rootless)
+			return cli_usage(cli, err, "--rootless and --policy: a policy follows the caller's uid");
+		if (oci_policy_load(policy_path, &policy, err) < 0 || cv_sandbox_host_init(&host, err) < 0 ||
+		    cv_sandbox_spec(policy, &host, NULL, &spec, err) < 0)
+			return -1;
+	} else if (oci_spec_default(rootless, &spec, err) < 0) {
+		return -1;
+	}
+	if (oci_spec_emit(spec, true, &json, &len, err) < 0)
 		return -1;
 	dirfd = open(bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)

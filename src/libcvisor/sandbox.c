@@ -572,9 +572,20 @@ static int build_mounts(const oci_policy *p, const struct cv_sandbox_host *h, co
 	return 0;
 }
 
-static int build_masks(const oci_policy *p, const struct cv_sandbox_host *h, const char *root, oci_linux *l,
+/* A read-write bind at or under PATH (the workspace or a writable dir). */
+static bool holds_writable(const oci_spec *s, const char *path)
+{
+	for (size_t i = 0; i < s->mounts_len; i++)
+		if (!strcmp(s->mounts[i].type, "bind") && strv_has(&s->mounts[i].options, "rw") &&
+		    under(s->mounts[i].destination, path))
+			return true;
+	return false;
+}
+
+static int build_masks(const oci_policy *p, const struct cv_sandbox_host *h, const char *root, oci_spec *s,
 		       cv_error_t *err)
 {
+	oci_linux *l = s->linux_;
 	/* kernel interfaces no sandbox needs (runc's defaults) */
 	static const char *const masked[] = { "/proc/acpi", "/proc/asound", "/proc/interrupts", "/proc/kcore",
 					      "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
@@ -609,6 +620,12 @@ static int build_masks(const oci_policy *p, const struct cv_sandbox_host *h, con
 			if (is_default && lstat(in_root, &st) < 0)
 				continue;
 			inside = steal_pointer(&e);
+		}
+		/* the user asked for that directory (e.g. a workspace in /root):
+		 * a default mask must not hide it */
+		if (is_default && holds_writable(s, inside)) {
+			cv_debug("sandbox: default mask `%s` skipped: it holds a writable directory", inside);
+			continue;
 		}
 		if (!strv_has(&l->masked_paths, inside) && strv_add(&l->masked_paths, inside, err) < 0)
 			return -1;
@@ -688,7 +705,7 @@ int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *
 		l->gid_mappings.v[0] = (oci_id_mapping){ .container_id = gid, .host_id = (uint32_t)h->gid, .size = 1 };
 		l->uid_mappings.len = l->gid_mappings.len = 1;
 	}
-	if (build_mounts(p, h, root, uid, gid, s, err) < 0 || build_masks(p, h, root, l, err) < 0)
+	if (build_mounts(p, h, root, uid, gid, s, err) < 0 || build_masks(p, h, root, s, err) < 0)
 		return -1;
 	if (cv_sandbox_seccomp(&l->seccomp, err) < 0 || build_network_hook(p, h, s, err) < 0)
 		return -1;

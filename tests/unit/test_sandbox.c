@@ -356,6 +356,18 @@ static void test_paths(void)
 	snprintf(want, sizeof(want), "policy: writable: `%s/missing`: No such file or directory", tmpdir);
 	is_str(m2, want, "a missing writable directory is an error naming it");
 
+	cleanup_free char *m4 = NULL;
+	char ssh[512];
+	snprintf(ssh, sizeof(ssh), "%s/.ssh", home);
+	bad = convert("{\"workspace\": \"~/.ssh\", \"deny_read\": [\"~/.ssh\"]}", 0, &m4);
+	ok(bad && mount_at(bad, ssh) && has(&bad->linux_->masked_paths, ssh),
+	   "an explicit deny_read is kept even over the workspace");
+	oci_spec_free(bad);
+	bad = convert("{\"workspace\": \"~/.ssh\"}", 0, &m4);
+	ok(bad && mount_at(bad, ssh) && !has(&bad->linux_->masked_paths, ssh),
+	   "a default mask holding the workspace is skipped");
+	oci_spec_free(bad);
+
 	cleanup_free char *m3 = NULL;
 	bad = convert("{\"network\": \"outbound\"}", 0, &m3);
 	oci_spec_free(bad);
