@@ -39,7 +39,7 @@ static inline __attribute__((format(printf, 5, 6))) bool tap_is_str(const char *
 								     const char *file, int line,
 								     const char *fmt, ...)
 {
-	bool pass = got && want ? strcmp(got, want) == 0 : got == want;
+	bool pass = got && want && strcmp(got, want) == 0; /* NULL never matches */
 	va_list ap;
 	va_start(ap, fmt);
 	bool r = tap_vok(pass, file, line, fmt, ap);
