@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -68,6 +69,11 @@ int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 		if (oci_policy_load(policy_path, &policy, err) < 0 || cv_sandbox_host_init(&host, err) < 0 ||
 		    cv_sandbox_spec(policy, &host, NULL, &spec, err) < 0)
 			return -1;
+		/* the host's root is bound into an empty staging directory */
+		cleanup_free char *staging = NULL;
+		if (!policy->rootfs && (asprintf(&staging, "%s/%s", bundle, CV_SANDBOX_STAGING_ROOT) < 0 ||
+					(mkdir(staging, 0755) < 0 && errno != EEXIST)))
+			return cv_error_errno(err, "create `%s/%s`", bundle, CV_SANDBOX_STAGING_ROOT);
 	} else if (oci_spec_default(rootless, &spec, err) < 0) {
 		return -1;
 	}

@@ -1,6 +1,7 @@
 /* Sandbox policy -> OCI spec (see sandbox.h for the whole mapping). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -161,6 +162,12 @@ static bool under(const char *path, const char *dir)
 
 /* ---- the host's submounts ---- */
 
+static int mount_cmp(const void *a, const void *b)
+{
+	return strcmp(((const oci_mount *)a)->destination, ((const oci_mount *)b)->destination);
+}
+
+
 /* Mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void unescape(char *s)
 {
@@ -200,7 +207,6 @@ static int bind_submounts(oci_spec *s, const char *root, const char *mountinfo, 
 		return cv_error_errno(err, "open `%s`", mountinfo);
 	cleanup_free char *line = NULL;
 	size_t cap = 0;
-	size_t first = s->mounts_len;
 	while (getline(&line, &cap, f) > 0) {
 		char mp[PATH_MAX], opts[1024];
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ... */
@@ -212,13 +218,14 @@ static int bind_submounts(oci_spec *s, const char *root, const char *mountinfo, 
 		const char *rel = strcmp(root, "/") == 0 ? mp : mp + strlen(root);
 		if (is_replaced(rel))
 			continue;
-		bool dup = false;
-		for (size_t i = first; i < s->mounts_len && !dup; i++)
-			dup = strcmp(s->mounts[i].destination, rel) == 0;
+		oci_mount *dup = NULL;
+		for (size_t i = 0; i < s->mounts_len && !dup; i++)
+			if (strcmp(s->mounts[i].destination, rel) == 0)
+				dup = &s->mounts[i];
 		struct stat st;
 		/* a mount point the caller cannot reach cannot be bound by it
 		 * either; what is under it stays hidden by the read-only root */
-		if (dup || stat(mp, &st) < 0)
+		if (stat(mp, &st) < 0)
 			continue;
 		const char *o[8] = { "bind", "ro", "nosuid", "nodev" };
 		size_t no = 4;
@@ -228,11 +235,62 @@ static int bind_submounts(oci_spec *s, const char *root, const char *mountinfo, 
 			    !strcmp(t, "relatime") || !strcmp(t, "strictatime"))
 				o[no++] = t;
 		o[no] = NULL;
+		if (dup) {
+			/* already bound as a top-level entry (or mounted twice):
+			 * one bind, with this mount's flags */
+			for (size_t i = 0; i < dup->options.len; i++)
+				free(dup->options.v[i]);
+			dup->options.len = 0;
+			if (strv_addv(&dup->options, o, err) < 0)
+				return -1;
+			continue;
+		}
 		if (add_mount(s, rel, "bind", mp, o, err) < 0)
 			return -1;
 	}
 	if (ferror(f))
 		return cv_error(err, EIO, "read `%s`", mountinfo);
+	return 0;
+}
+
+/* The host's root cannot itself be the container's root (pivot_root needs
+ * a new mount, and a bind of "/" onto "/" is not reachable as "/"), so the
+ * root is an empty staging directory and every top-level entry of the host's
+ * "/" is bound into it read-only, like bubblewrap does. Non-recursive:
+ * bind_submounts() adds what is mounted below, read-only too. */
+static int bind_toplevel(oci_spec *s, const char *host_root, cv_error_t *err)
+{
+	cleanup_dir DIR *d = opendir(host_root);
+	if (!d)
+		return cv_error_errno(err, "policy: rootfs: open `%s`", host_root);
+	static const char *const o[] = { "bind", "ro", "nosuid", "nodev", NULL };
+	size_t first = s->mounts_len;
+	struct dirent *de;
+	errno = 0;
+	while ((de = readdir(d))) {
+		char dest[NAME_MAX + 2];
+		struct stat st;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(dest, sizeof(dest), "/%s", de->d_name);
+		if (is_replaced(dest))
+			continue;
+		/* follow symlinks (/bin -> usr/bin): the bind shows the target */
+		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+			errno = 0;
+			continue;
+		}
+		cleanup_free char *src = NULL;
+		if (asprintf(&src, "%s%s", strcmp(host_root, "/") == 0 ? "" : host_root, dest) < 0)
+			return cv_error(err, ENOMEM, "sandbox spec");
+		if (add_mount(s, dest, "bind", src, o, err) < 0)
+			return -1;
+		errno = 0;
+	}
+	if (errno)
+		return cv_error_errno(err, "policy: rootfs: read `%s`", host_root);
+	/* readdir order is the file system's: sort for a stable config.json */
+	qsort(s->mounts + first, s->mounts_len - first, sizeof(*s->mounts), mount_cmp);
 	return 0;
 }
 
@@ -433,6 +491,7 @@ int cv_sandbox_host_init(struct cv_sandbox_host *h, cv_error_t *err)
 		return cv_error_errno(err, "getrlimit RLIMIT_NOFILE");
 	h->hard_nofile = rl.rlim_max;
 	h->mountinfo_path = "/proc/self/mountinfo";
+	h->host_root = "/";
 	return 0;
 }
 
@@ -498,6 +557,8 @@ static int build_limits(const oci_policy *p, const struct cv_sandbox_host *h, oc
 static int build_mounts(const oci_policy *p, const struct cv_sandbox_host *h, const char *root, uint32_t uid,
 			uint32_t gid, oci_spec *s, cv_error_t *err)
 {
+	if (!p->rootfs && h->host_root && bind_toplevel(s, h->host_root, err) < 0)
+		return -1;
 	if (h->mountinfo_path && bind_submounts(s, root, h->mountinfo_path, err) < 0)
 		return cv_error_prefix(err, "policy: rootfs");
 
@@ -659,7 +720,7 @@ int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *
 	} else if (!(root = strdup("/"))) {
 		return cv_error(err, ENOMEM, "sandbox spec");
 	}
-	if (!(s->root->path = strdup(root)))
+	if (!(s->root->path = strdup(p->rootfs ? root : CV_SANDBOX_STAGING_ROOT)))
 		return cv_error(err, ENOMEM, "sandbox spec");
 	s->root->readonly = true;
 

@@ -4,9 +4,12 @@
  * touches the kernel beyond reading the host (mount table, rlimits, paths).
  *
  * What a policy becomes (documented once here; README "Sandbox" repeats it):
- *  - root: the policy's rootfs or the host's "/", read-only, with every host
- *    submount under it bound read-only again (a read-only remount of "/"
- *    alone would leave /home or /work writable);
+ *  - root: the policy's rootfs, read-only; or, by default, the host's "/":
+ *    an empty staging directory (CV_SANDBOX_STAGING_ROOT, relative to the
+ *    bundle) into which every top-level entry of the host's "/" is bound
+ *    read-only; in both cases every host submount below is bound read-only
+ *    again (a read-only remount of the top alone would leave /home or /work
+ *    writable);
  *  - /proc (own), /dev (tmpfs: null zero full random urandom tty, pts, shm),
  *    /sys read-only, /tmp and /run private tmpfs (host sockets under /run,
  *    such as a Docker socket, stay out of reach: read-only mounts do not stop
@@ -54,6 +57,10 @@
 	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM",     \
 		"COLORTERM", "NO_COLOR", "TZ"
 
+/* root.path for the host's root: an empty directory in the bundle, which
+ * `cvisor spec --policy` and `cvisor do` create. */
+#define CV_SANDBOX_STAGING_ROOT "rootfs"
+
 /* Where the private workspace lives inside the sandbox. */
 #define CV_SANDBOX_PRIVATE_WORKSPACE "/tmp/workspace"
 
@@ -74,6 +81,9 @@ struct cv_sandbox_host {
 	/* /proc/self/mountinfo, to bind host submounts read-only; NULL skips
 	 * that step (unit tests) */
 	const char *mountinfo_path;
+	/* the host root whose top-level entries are bound (normally "/");
+	 * NULL skips that step (unit tests) */
+	const char *host_root;
 	/* hook program for network "outbound" (NULL: the installed one) */
 	const char *slirp_hook;
 };

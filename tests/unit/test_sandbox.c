@@ -26,7 +26,7 @@ static struct cv_sandbox_host host(uid_t uid)
 {
 	struct cv_sandbox_host h = { .environ = env_fixture, .home = home, .uid = uid, .gid = uid,
 				     .hard_cpu = RLIM_INFINITY, .hard_fsize = RLIM_INFINITY,
-				     .hard_nofile = 4096, .mountinfo_path = mountinfo };
+				     .hard_nofile = 4096, .mountinfo_path = mountinfo, .host_root = "/" };
 	return h;
 }
 
@@ -161,7 +161,12 @@ static void test_defaults(void)
 		tap_diag("%s", msg);
 		return;
 	}
-	ok(s->root && !strcmp(s->root->path, "/") && s->root->readonly, "root: the host's /, read-only");
+	ok(s->root && !strcmp(s->root->path, CV_SANDBOX_STAGING_ROOT) && s->root->readonly,
+	   "root: a read-only staging directory");
+	const oci_mount *usr = mount_at(s, "/usr"), *etc = mount_at(s, "/etc");
+	ok(usr && !strcmp(usr->source, "/usr") && has(&usr->options, "ro") && !has(&usr->options, "rbind") &&
+		   !mount_at(s, "/proc/sys") && etc < mount_at(s, "/proc"),
+	   "host top-level directories bound read-only into it, before the rest");
 	ok(has_ns(s, "pid") && has_ns(s, "mount") && has_ns(s, "ipc") && has_ns(s, "uts") && has_ns(s, "network") &&
 		   has_ns(s, "cgroup"),
 	   "pid, mount, ipc, uts, network and cgroup namespaces");
@@ -181,6 +186,10 @@ static void test_defaults(void)
 
 	/* submounts of the host root come back read-only */
 	const oci_mount *sub = mount_at(s, "/etc");
+	size_t etcs = 0;
+	for (size_t i = 0; i < s->mounts_len; i++)
+		etcs += !strcmp(s->mounts[i].destination, "/etc");
+	ok(etcs == 1, "a submount that is also a top-level entry is bound once");
 	ok(sub && !strcmp(sub->type, "bind") && has(&sub->options, "ro") && has(&sub->options, "noexec") &&
 		   has(&sub->options, "nosuid") && has(&sub->options, "relatime") && !has(&sub->options, "rbind"),
 	   "host submount bound read-only, non-recursively, keeping its locked flags");
