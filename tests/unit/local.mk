@@ -29,6 +29,11 @@ tests_unit_test_spec_SOURCES = tests/unit/test_spec.c tests/unit/tap.h
 tests_unit_test_spec_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_DATA_DIR='"$(abs_top_srcdir)/tests/unit/data"'
 tests_unit_test_spec_LDADD = libcvisor-core.la $(DEPS_LIBS)
 EXTRA_DIST += tests/unit/data
+# not a test: `tests/unit/bench_parse [config.json...]` prints parse/emit times
+check_PROGRAMS += tests/unit/bench_parse
+tests_unit_bench_parse_SOURCES = tests/unit/bench_parse.c
+tests_unit_bench_parse_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_DATA_DIR='"$(abs_top_srcdir)/tests/unit/data"'
+tests_unit_bench_parse_LDADD = libcvisor-core.la $(DEPS_LIBS)
 check_PROGRAMS += tests/unit/test_sandbox
 TESTS += tests/unit/test_sandbox
 tests_unit_test_sandbox_SOURCES = tests/unit/test_sandbox.c tests/unit/tap.h
