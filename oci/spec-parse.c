@@ -298,9 +298,19 @@ static int parse_time_offsets(jr_ctx *c, const jt_node *n, oci_linux *l)
 	if ((r = ALLOC_ARRAY(c, n, l->time_offsets)) < 0)
 		return r;
 	for (const jt_node *e = n->first; e; e = e->next) {
-		oci_time_offset *t = &l->time_offsets[l->time_offsets_len++];
+		/* A duplicate key replaces the earlier entry, as for every map. */
+		oci_time_offset *t = NULL;
+		for (size_t i = 0; i < l->time_offsets_len && !t; i++)
+			if (strcmp(l->time_offsets[i].clock, e->key) == 0)
+				t = &l->time_offsets[i];
+		if (t) {
+			t->secs = 0;
+			t->nanosecs = 0;
+		} else {
+			t = &l->time_offsets[l->time_offsets_len++];
+			t->clock = strdup(e->key);
+		}
 		size_t m = jr_push_key(c, e->key);
-		t->clock = strdup(e->key);
 		r = t->clock ? parse_time_offset(c, e, t) : OOM(c);
 		jr_pop(c, m);
 		if (r < 0)
@@ -511,9 +521,18 @@ static int parse_rdma(jr_ctx *c, const jt_node *n, oci_resources *res)
 	if ((r = ALLOC_ARRAY(c, n, res->rdma)) < 0)
 		return r;
 	for (const jt_node *e = n->first; e; e = e->next) {
-		oci_rdma *rd = &res->rdma[res->rdma_len++];
+		oci_rdma *rd = NULL;
+		for (size_t i = 0; i < res->rdma_len && !rd; i++)
+			if (strcmp(res->rdma[i].device, e->key) == 0)
+				rd = &res->rdma[i];
+		if (rd) {
+			rd->hca_handles.set = false;
+			rd->hca_objects.set = false;
+		} else {
+			rd = &res->rdma[res->rdma_len++];
+			rd->device = strdup(e->key);
+		}
 		size_t m = jr_push_map_key(c, e->key);
-		rd->device = strdup(e->key);
 		r = rd->device ? parse_rdma_entry(c, e, rd) : OOM(c);
 		jr_pop(c, m);
 		if (r < 0)
@@ -629,9 +648,18 @@ static int parse_net_devices(jr_ctx *c, const jt_node *n, oci_linux *l)
 	if ((r = ALLOC_ARRAY(c, n, l->net_devices)) < 0)
 		return r;
 	for (const jt_node *e = n->first; e; e = e->next) {
-		oci_net_device *d = &l->net_devices[l->net_devices_len++];
+		oci_net_device *d = NULL;
+		for (size_t i = 0; i < l->net_devices_len && !d; i++)
+			if (strcmp(l->net_devices[i].host_name, e->key) == 0)
+				d = &l->net_devices[i];
+		if (d) {
+			free(d->name);
+			d->name = NULL;
+		} else {
+			d = &l->net_devices[l->net_devices_len++];
+			d->host_name = strdup(e->key);
+		}
 		size_t m = jr_push_map_key(c, e->key);
-		d->host_name = strdup(e->key);
 		r = d->host_name ? jr_object(c, e) : OOM(c);
 		if (r == 0) {
 			const jt_node *name = jt_get(e, "name");

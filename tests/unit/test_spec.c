@@ -215,6 +215,17 @@ static void test_valid_documents(void)
 	   "a duplicate map key replaces the earlier value");
 	oci_spec_free(s);
 
+	s = expect_valid(LINUX("\"timeOffsets\":{\"monotonic\":{\"secs\":1},\"monotonic\":{\"nanosecs\":2}},"
+			       "\"netDevices\":{\"eth0\":{\"name\":\"a\"},\"eth0\":{}},"
+			       "\"resources\":{\"rdma\":{\"m\":{\"hcaHandles\":1},\"m\":{\"hcaObjects\":2}}}"),
+			 "duplicate keys in timeOffsets, netDevices and rdma");
+	ok(s && s->linux_->time_offsets_len == 1 && s->linux_->time_offsets[0].secs == 0 &&
+		   s->linux_->time_offsets[0].nanosecs == 2 && s->linux_->net_devices_len == 1 &&
+		   !s->linux_->net_devices[0].name && s->linux_->resources->rdma_len == 1 &&
+		   !s->linux_->resources->rdma[0].hca_handles.set && s->linux_->resources->rdma[0].hca_objects.v == 2,
+	   "the last duplicate key wins in every map");
+	oci_spec_free(s);
+
 	s = expect_valid(RES("\"memory\":{\"limit\":-9223372036854775808},\"cpu\":{\"shares\":18446744073709551615}"),
 			 "int64 and uint64 extremes");
 	ok(s && s->linux_->resources->memory->limit.v == INT64_MIN &&
