@@ -11,7 +11,8 @@
 
 static int tap_count, tap_failures;
 
-static inline bool tap_vok(bool pass, const char *file, int line, const char *fmt, va_list ap)
+static inline __attribute__((format(printf, 4, 0))) bool tap_vok(bool pass, const char *file, int line,
+								 const char *fmt, va_list ap)
 {
 	tap_count++;
 	printf("%sok %d - ", pass ? "" : "not ", tap_count);
