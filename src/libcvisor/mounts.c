@@ -375,7 +375,7 @@ static int set_propagation(int fd, unsigned long prop, bool rec, const char *des
 
 /* ---- idmapped mounts ---- */
 
-static int write_idmap(pid_t pid, const char *file, const oci_id_mappings *m, cv_error_t *err)
+static int write_idmap(const char *pid, const char *file, const oci_id_mappings *m, cv_error_t *err)
 {
 	char buf[4096], sub[64];
 	size_t n = 0;
@@ -386,14 +386,19 @@ static int write_idmap(pid_t pid, const char *file, const oci_id_mappings *m, cv
 			return cv_error(err, E2BIG, "idmapped mount: too many %s entries", file);
 		n += (size_t)w;
 	}
-	snprintf(sub, sizeof sub, "%d/%s", (int)pid, file);
+	snprintf(sub, sizeof sub, "%s/%s", pid, file);
 	return cv_procfs_write(sub, buf, n, err);
 }
 
 /* A user namespace holding the mount's mappings, kept alive by its fd: a
- * child unshares it and waits; we write its maps and open its ns file. */
+ * child unshares it and reports its pid as our procfs shows it (we may be
+ * in a pid namespace that procfs does not belong to); we write its maps,
+ * open its ns file, then kill it. */
 static int userns_for_mapping(const oci_id_mappings *uids, const oci_id_mappings *gids, cv_error_t *err)
 {
+	int procfd = cv_procfs_root(err);
+	if (procfd < 0)
+		return -1;
 	int sync[2];
 	if (pipe2(sync, O_CLOEXEC) < 0)
 		return cv_error_errno(err, "pipe");
@@ -404,36 +409,39 @@ static int userns_for_mapping(const oci_id_mappings *uids, const oci_id_mappings
 		return cv_error_errno(err, "fork");
 	}
 	if (pid == 0) {
-		char c = unshare(CLONE_NEWUSER) == 0 ? 'k' : 'e';
+		char buf[32] = "";
 		close(sync[0]);
-		if (write(sync[1], &c, 1) != 1)
+		if (unshare(CLONE_NEWUSER) == 0) {
+			ssize_t l = readlinkat(procfd, "self", buf, sizeof buf - 1);
+			buf[l > 0 ? l : 0] = '\0';
+		}
+		if (write(sync[1], buf, strlen(buf) + 1) < 0)
 			_exit(1);
-		/* wait until the parent closes the write side... it holds none;
-		 * it kills us once it has the fd */
 		for (;;)
-			pause();
+			pause(); /* until the parent has the fd and kills us */
 	}
 	close(sync[1]);
-	char c = 0;
+	char procpid[32] = "";
 	ssize_t n;
 	do
-		n = read(sync[0], &c, 1);
+		n = read(sync[0], procpid, sizeof procpid - 1);
 	while (n < 0 && errno == EINTR);
 	close(sync[0]);
+	procpid[n > 0 ? n : 0] = '\0';
 	int ret = 0;
-	if (n != 1 || c != 'k') {
+	if (n <= 1 || !procpid[0]) {
 		ret = cv_error(err, EPERM, "idmapped mount: cannot create a user namespace");
 		goto out;
 	}
-	if (uids->len && (ret = write_idmap(pid, "uid_map", uids, err)) < 0)
-		goto out;
-	if (gids->len && (ret = write_idmap(pid, "gid_map", gids, err)) < 0)
+	if ((ret = write_idmap(procpid, "uid_map", uids, err)) < 0 ||
+	    (ret = write_idmap(procpid, "gid_map", gids, err)) < 0)
 		goto out;
 	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
-	ret = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof path, "%s/ns/user", procpid);
+	/* a magic link of our own child, below the procfs we verified */
+	ret = openat(procfd, path, O_RDONLY | O_CLOEXEC);
 	if (ret < 0)
-		ret = cv_error_errno(err, "open `%s`", path);
+		ret = cv_error_errno(err, "open `/proc/%s`", path);
 out:
 	(void)kill(pid, SIGKILL); /* it only waits for this */
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)

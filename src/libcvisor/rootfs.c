@@ -120,12 +120,18 @@ int cv_rootfs_finalize(const struct cv_rootfs_config *cfg, cv_error_t *err)
 		 * thrown away, so making it private first costs nothing. */
 		if (prop && leaves_shared(prop) && mount(NULL, "/", NULL, MS_PRIVATE, NULL) < 0)
 			return cv_error_errno(err, "make old root private");
+		cleanup_close int oldroot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (oldroot < 0)
+			return cv_error_errno(err, "open `/`");
 		/* pivot_root(".", "."): the old root ends up stacked on "." and
 		 * is lazily detached, with no directory needed for it. */
 		if (syscall(SYS_pivot_root, ".", ".") < 0)
 			return cv_error_errno(err, "pivot_root to `%s`", cfg->rootfs);
-		/* keep the unmount from propagating to the host */
-		if (mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+		/* Keep the unmount from propagating to the host. Through the fd:
+		 * mount(2) on "." would reach the new root below the old one,
+		 * turning the container's shared mounts into private ones. */
+		struct mount_attr slave = { .propagation = MS_SLAVE };
+		if (mount_setattr(oldroot, "", AT_EMPTY_PATH | AT_RECURSIVE, &slave, sizeof slave) < 0)
 			return cv_error_errno(err, "make old root slave");
 		if (umount2(".", MNT_DETACH) < 0)
 			return cv_error_errno(err, "detach old root");

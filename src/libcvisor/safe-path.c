@@ -327,6 +327,11 @@ static int open_procfs_root(cv_error_t *err)
 	return fd;
 }
 
+int cv_procfs_root(cv_error_t *err)
+{
+	return open_procfs_root(err);
+}
+
 void cv_procfs_reset(void)
 {
 	if (procfs_root >= 0)

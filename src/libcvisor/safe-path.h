@@ -30,6 +30,10 @@ int cv_path_clean(const char *path, char *out, size_t outlen);
  * racing swap for a symlink fails instead of leading out of the rootfs.
  * Returns an fd (O_PATH, or O_RDONLY for a created file). */
 int cv_mkdir_open_in_root(int rootfd, const char *path, bool file, cv_error_t *err);
+/* The verified procfs root fd itself (owned by this module, do not close):
+ * for the few opens that must follow a magic link of our own child, such as
+ * "<pid>/ns/user". */
+int cv_procfs_root(cv_error_t *err);
 /* Drops the cached procfs fd (after the mount namespace changed). */
 void cv_procfs_reset(void);
 
