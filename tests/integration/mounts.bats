@@ -219,7 +219,7 @@ load fs-helpers
 	add_mount "{\"destination\":\"/mnt/id\",\"type\":\"bind\",\"source\":\"$CV_TMP/idm\",\"options\":[\"bind\",\"idmap\"],\"uidMappings\":[{\"containerID\":0,\"hostID\":1000,\"size\":10}],\"gidMappings\":[{\"containerID\":0,\"hostID\":2000,\"size\":10}]}"
 	run fs_run 'cat /proc/self/mountinfo; stat -c "%u %g" /mnt/id/f'
 	[ "$status" -eq 0 ]
-	[[ "$(mount_line /mnt/id)" == *" idmapped"* ]]
+	[[ "$(mount_line /mnt/id)" == *",idmapped "* ]]
 	[[ "$output" == *"1000 2000"* ]]
 	[ "$(stat -c '%u %g' "$CV_TMP/idm/f")" = "0 0" ]
 }
