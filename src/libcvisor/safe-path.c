@@ -220,9 +220,39 @@ static int open_beneath(int dirfd, const char *name, int flags, mode_t mode)
 	return fd < 0 ? -errno : fd;
 }
 
+static int mkdir_open(int rootfd, const char *path, bool file, int depth, cv_error_t *err);
+
 int cv_mkdir_open_in_root(int rootfd, const char *path, bool file, cv_error_t *err)
 {
+	return mkdir_open(rootfd, path, file, 0, err);
+}
+
+/* A missing component that exists as a dangling symlink: create its
+ * target instead, re-resolving "<dir>/<target>/<rest>" inside the root. */
+static int follow_dangling(int rootfd, int parent, const char *clean, const char *comp, const char *rest,
+			   bool file, int depth, cv_error_t *err)
+{
+	char target[PATH_MAX], next[PATH_MAX * 2];
+	ssize_t n = readlinkat(parent, comp, target, sizeof target - 1);
+	if (n < 0)
+		return -1;
+	target[n] = '\0';
+	int dirlen = (int)(comp - clean);
+	if (dirlen > 0)
+		dirlen--; /* without the '/' before comp */
+	int w = target[0] == '/' ? snprintf(next, sizeof next, "%s%s%s", target, rest ? "/" : "", rest ? rest : "")
+				 : snprintf(next, sizeof next, "%.*s/%s%s%s", dirlen, clean, target, rest ? "/" : "",
+					    rest ? rest : "");
+	if (w < 0 || (size_t)w >= sizeof next)
+		return cv_error(err, ENAMETOOLONG, "path `%s`", clean);
+	return mkdir_open(rootfd, next, file, depth + 1, err);
+}
+
+static int mkdir_open(int rootfd, const char *path, bool file, int depth, cv_error_t *err)
+{
 	char clean[PATH_MAX];
+	if (depth > MAX_SYMLINKS)
+		return cv_error(err, ELOOP, "create `%s` inside the rootfs", path);
 	int r = cv_path_clean(path, clean, sizeof clean);
 	if (r < 0)
 		return cv_error(err, -r, "path `%s`", path);
@@ -273,6 +303,20 @@ int cv_mkdir_open_in_root(int rootfd, const char *path, bool file, cv_error_t *e
 			if (mkdirat(parent, comp, 0755) < 0 && errno != EEXIST)
 				return cv_error_errno(err, "mkdir `%s` inside the rootfs", path);
 			nfd = open_beneath(parent, comp, O_PATH | O_DIRECTORY, 0);
+		}
+		if (nfd == -ELOOP || nfd == -ENOTDIR) {
+			struct stat st;
+			if (fstatat(parent, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+				cleanup_free char *saved = malloc(total + 1);
+				if (!saved)
+					return cv_error(err, ENOMEM, "path `%s`", path);
+				memcpy(saved, clean, total + 1);
+				const char *restp = next ? saved + (next + 1 - clean) : NULL;
+				const char *compp = saved + (comp - clean);
+				int lfd = follow_dangling(rootfd, parent, saved, compp, restp, file, depth, err);
+				if (lfd >= 0 || (err && *err))
+					return lfd;
+			}
 		}
 		if (nfd < 0) {
 			if (nfd == -ELOOP)
