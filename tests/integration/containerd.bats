@@ -16,8 +16,13 @@ load engine-helpers
 
 IMG=localhost/cvisor-bb:latest
 
+# ct_raw: ctr on our private containerd; ct: the same under a time limit.
+ct_raw() {
+    ${CT_WRAP:-} ctr --address "$CT_DIR/containerd.sock" --namespace cvisor-test "$@"
+}
+
 ct() {
-    ctr --address "$CT_DIR/containerd.sock" --namespace cvisor-test "$@"
+    CT_WRAP="timeout -k 5 $ENGINE_TIMEOUT" ct_raw "$@"
 }
 
 # ct_run ID [ctr run flags...] -- CMD...: run flags every container needs.
@@ -26,7 +31,7 @@ ct_run() {
     local -a flags=()
     while [ $# -gt 0 ] && [ "$1" != -- ]; do flags+=("$1"); shift; done
     shift
-    ct run --runc-binary "$RUNTIME_UNDER_TEST" --runc-root "$CT_DIR/runtime-root" \
+    ${CT_RUN:-ct} run --runc-binary "$RUNTIME_UNDER_TEST" --runc-root "$CT_DIR/runtime-root" \
         --cgroup "$CT_CG/$id" "${flags[@]}" "$IMG" "$id" "$@"
 }
 
@@ -161,6 +166,9 @@ teardown() {
 teardown_file() {
     [ -n "${CT_DIR:-}" ] || return 0
     ct_remove_all
+    # Container processes a hung runtime left behind (shims are handled below).
+    eh_kill_cgroup_procs "$CT_CG"
+    ct_remove_all
     ct images rm "$IMG" >/dev/null 2>&1
     eh_kill_pidfile "$CT_DIR/containerd.pid"
     # Shims of our containerd that outlived their task (they carry our socket path).
@@ -252,9 +260,9 @@ teardown_file() {
 @test "ctr run -t: the process gets a pty" {
     local cmd
     cmd=$(printf '%q ' ct_run cvt-t --rm -t -- sh -c 'tty && echo tty-ok')
-    export -f ct ct_run
-    export IMG
-    SHELL=/bin/bash run script -qec "$cmd" /dev/null </dev/null
+    export -f ct_raw ct_run
+    export IMG CT_RUN=ct_raw
+    SHELL=/bin/bash run timeout -k 5 "$ENGINE_TIMEOUT" script -qec "$cmd" /dev/null </dev/null
     show
     [ "$status" -eq 0 ]
     [[ "$output" == *"/dev/pts/0"* ]]

@@ -17,7 +17,10 @@ eh_find_cvisor() {
 
 CVISOR=$(eh_find_cvisor)
 RUNTIME_UNDER_TEST=${RUNTIME_UNDER_TEST:-$CVISOR}
-export CVISOR RUNTIME_UNDER_TEST
+# Upper bound for one engine command, so a hung runtime fails the test
+# instead of hanging the suite.
+ENGINE_TIMEOUT=${ENGINE_TIMEOUT:-60}
+export CVISOR RUNTIME_UNDER_TEST ENGINE_TIMEOUT
 
 # Skip (the whole file from setup_file) unless the runtime binary exists.
 eh_require_runtime() {
@@ -64,6 +67,21 @@ eh_remove_cgroups() {
         d=${base%/}/${rel#/}
         [ -d "$d" ] || continue
         find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+    done
+    return 0
+}
+
+# eh_kill_cgroup_procs RELPATH: SIGKILL every process in RELPATH and below in
+# the memory hierarchy (only ever called on cgroups this file created), then
+# wait up to 5 s for them to go.
+eh_kill_cgroup_procs() {
+    local d=/sys/fs/cgroup/memory/${1#/} pid i left
+    [ -n "$1" ] && [ -d "$d" ] || return 0
+    for i in $(seq 50); do
+        left=$(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null)
+        [ -n "$left" ] || return 0
+        for pid in $left; do kill -KILL "$pid" 2>/dev/null; done
+        sleep 0.1
     done
     return 0
 }

@@ -12,10 +12,15 @@ load engine-helpers
 
 IMG=localhost/cvisor-bb
 
-pm() {
-    podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
+# pm_raw: podman with our private paths; pm: the same under a time limit.
+pm_raw() {
+    ${PM_WRAP:-} podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
         --runtime "$RUNTIME_UNDER_TEST" --runtime-flag "root=$PM_DIR/runtime-root" \
         --cgroup-manager=cgroupfs --events-backend=file --storage-driver=overlay "$@"
+}
+
+pm() {
+    PM_WRAP="timeout -k 5 $ENGINE_TIMEOUT" pm_raw "$@"
 }
 
 # Flags every container needs on this host: our cgroup, no network, rlimits
@@ -55,6 +60,9 @@ teardown() {
 
 teardown_file() {
     [ -n "${PM_DIR:-}" ] || return 0
+    pm rm -af -t 0 >/dev/null 2>&1
+    # conmon and container processes a hung runtime left behind.
+    eh_kill_cgroup_procs "$PM_CG"
     pm rm -af -t 0 >/dev/null 2>&1
     pm system reset -f >/dev/null 2>&1
     # Anything podman left mounted below our directory, deepest first.
@@ -120,10 +128,10 @@ teardown_file() {
     local -a f
     mapfile -t f < <(PM_RUN_FLAGS)
     local cmd
-    cmd=$(printf '%q ' pm run "${f[@]}" --rm -it "$IMG" sh -c 'tty; stty size >/dev/null && echo tty-ok')
+    cmd=$(printf '%q ' pm_raw run "${f[@]}" --rm -it "$IMG" sh -c 'tty; stty size >/dev/null && echo tty-ok')
     # script(1) gives podman a terminal; pm is exported for the child shell.
-    export -f pm
-    SHELL=/bin/bash run script -qec "$cmd" /dev/null </dev/null
+    export -f pm_raw
+    SHELL=/bin/bash run timeout -k 5 "$ENGINE_TIMEOUT" script -qec "$cmd" /dev/null </dev/null
     show
     [ "$status" -eq 0 ]
     [[ "$output" == *"/dev/pts/0"* ]]
@@ -135,9 +143,9 @@ teardown_file() {
     show
     [ "$status" -eq 0 ]
     local cmd
-    cmd=$(printf '%q ' pm exec -it cvt-x sh -c 'tty && echo exec-tty-ok')
-    export -f pm
-    SHELL=/bin/bash run script -qec "$cmd" /dev/null </dev/null
+    cmd=$(printf '%q ' pm_raw exec -it cvt-x sh -c 'tty && echo exec-tty-ok')
+    export -f pm_raw
+    SHELL=/bin/bash run timeout -k 5 "$ENGINE_TIMEOUT" script -qec "$cmd" /dev/null </dev/null
     show
     [ "$status" -eq 0 ]
     [[ "$output" == *"/dev/pts/"* ]]
