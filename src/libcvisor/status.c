@@ -149,7 +149,7 @@ int cv_container_status(struct cv_container *c, const char **status, cv_error_t 
 	if (r < 0)
 		return cv_error(err, -r, "read /proc/%d/stat", st->pid);
 	if (st->cgroup_paths.len > 0) {
-		struct cv_cgroup *cg;
+		struct cv_cgroup *cg = NULL;
 		bool frozen = false;
 		r = cv_container_cgroup(c, &cg, err);
 		if (r < 0)
