@@ -24,6 +24,8 @@ PACKAGES=(
 	runc crun podman containerd containers-common slirp4netns bubblewrap
 	# the cgroup v2 guest
 	qemu-system-x86 linux-image-amd64
+	# benchmark (tests/bench/bench.sh: GNU time for peak RSS)
+	time hyperfine
 )
 
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
