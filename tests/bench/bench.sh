@@ -8,8 +8,11 @@
 #   /bin/true (see --bundle-args), process.terminal false and ociVersion 1.0.2
 #   (crun 1.8.1 refuses 1.3.0).
 #   Mode `do`: `cvisor do CMD` against bubblewrap with equivalent isolation
-#   (read-only bind of /, new pid/net/ipc/uts namespaces, private /tmp, /proc
-#   and /dev).
+#   (read-only bind of /, new mount/pid/net/ipc/uts namespaces, private /tmp,
+#   /run, /proc and /dev, no capabilities). Not equal: cvisor do also
+#   installs its seccomp deny-list, sets noNewPrivileges, masks credential
+#   files and filters the environment; bwrap here does none of these, so the
+#   ratio is a lower bound for cvisor do.
 #
 # Method
 #   - Runs ALTERNATE: cvisor, crun, runc, cvisor, crun, runc, ... for N
@@ -172,9 +175,10 @@ rt_exec() {
                 rm -rf "/sys/fs/cgroup/unified/$id"
                 exit $rc' sh "$id" "$@" crun --root "$W/root-crun" run --bundle "$B" "$id" ;;
         floor)  "$@" unshare -mpuin --fork "${ARGV[@]}" ;;
-        cvisor-do) "$@" "$CVISOR_BIN" do "${ARGV[@]}" ;;
+        cvisor-do) "$@" "$CVISOR_BIN" --root "$W/root-cvisor" do -- "${ARGV[@]}" ;;
         bwrap)  "$@" bwrap --ro-bind / / --unshare-pid --unshare-net --unshare-ipc \
-                    --unshare-uts --tmpfs /tmp --proc /proc --dev /dev "${ARGV[@]}" ;;
+                    --unshare-uts --tmpfs /tmp --tmpfs /run --proc /proc --dev /dev \
+                    --cap-drop ALL "${ARGV[@]}" ;;
         *) echo "bench: unknown runtime \`$rt\`" >&2; return 2 ;;
     esac
 }
