@@ -124,6 +124,37 @@ teardown_file() {
     [ -z "$output" ]
 }
 
+pm_two_lines_to_wc() {
+    printf 'line1\nline2\n' | pm_run -i --rm "$IMG" wc -l
+}
+
+@test "podman run -i: stdin reaches the container" {
+    run --separate-stderr pm_two_lines_to_wc
+    show
+    [ "$status" -eq 0 ]
+    [ "$output" = 2 ]
+}
+
+@test "podman kill --signal: the signal reaches pid 1" {
+    run --separate-stderr pm_run -d --name cvt-k "$IMG" \
+        sh -c "trap 'exit 42' HUP; sleep 1000 & wait"
+    show
+    [ "$status" -eq 0 ]
+    run --separate-stderr pm kill --signal HUP cvt-k
+    show
+    [ "$status" -eq 0 ]
+    run --separate-stderr pm wait cvt-k
+    show
+    [ "$output" = 42 ]
+}
+
+@test "podman run --security-opt no-new-privileges" {
+    run --separate-stderr pm_run --rm --security-opt no-new-privileges "$IMG" grep NoNewPrivs /proc/self/status
+    show
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"1" ]]
+}
+
 @test "podman run -it: the process gets a pty" {
     local -a f
     mapfile -t f < <(PM_RUN_FLAGS)
