@@ -94,10 +94,12 @@ ct_image_by_hand() {
 }
 
 setup_file() {
-    command -v containerd >/dev/null && command -v ctr >/dev/null \
-        || skip "containerd/ctr not installed (apt-get install containerd)"
-    command -v containerd-shim-runc-v2 >/dev/null || skip "containerd-shim-runc-v2 not installed"
-    eh_require_runtime
+    if ! command -v containerd >/dev/null || ! command -v ctr >/dev/null \
+        || ! command -v containerd-shim-runc-v2 >/dev/null; then
+        eh_skip_file "containerd, ctr or containerd-shim-runc-v2 not installed (apt-get install containerd)"
+        return 0
+    fi
+    eh_require_runtime || return 0
     CT_DIR=$(mktemp -d /tmp/cvisor-ctrd.XXXXXX)
     CT_CG=$(eh_own_memory_cgroup)/cvisor-containerd-$$
     export CT_DIR CT_CG
@@ -156,6 +158,10 @@ ct_remove_all() {
     for id in $(ct containers ls -q 2>/dev/null); do
         ct containers delete "$id" >/dev/null 2>&1
     done
+}
+
+setup() {
+    eh_skip_if_needed
 }
 
 teardown() {

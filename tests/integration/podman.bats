@@ -44,13 +44,17 @@ show() {
 }
 
 setup_file() {
-    command -v podman >/dev/null || skip "podman not installed (apt-get install podman)"
-    eh_require_runtime
+    command -v podman >/dev/null || { eh_skip_file "podman not installed (apt-get install podman)"; return 0; }
+    eh_require_runtime || return 0
     PM_DIR=$(mktemp -d /tmp/cvisor-podman.XXXXXX)
     PM_CG=$(eh_own_memory_cgroup)/cvisor-podman-$$
     export PM_DIR PM_CG
     eh_make_rootfs "$PM_DIR/rootfs"
     tar -C "$PM_DIR/rootfs" -c . | pm import -q - "$IMG" >/dev/null
+}
+
+setup() {
+    eh_skip_if_needed
 }
 
 teardown() {
