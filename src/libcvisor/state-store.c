@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -150,7 +149,7 @@ void cv_store_close(struct cv_store_entry *e)
 {
 	if (!e)
 		return;
-	/* Closing the last fd of the lock's open file description drops it. */
+	/* Closing lockfd drops our record lock. */
 	cv_closep(&e->lockfd);
 	cv_closep(&e->dirfd);
 	free(e->root);
@@ -158,9 +157,14 @@ void cv_store_close(struct cv_store_entry *e)
 	free(e);
 }
 
+/* A POSIX record lock, not flock(): it belongs to this process (its file
+ * table), so a child cloned while the entry is open, such as the container
+ * process waiting for `start`, does not keep holding it; it goes away when
+ * this process closes lockfd or exits. */
 static int lock_fd(int fd, const char *id, cv_error_t *err)
 {
-	while (flock(fd, LOCK_EX) < 0) {
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+	while (fcntl(fd, F_SETLKW, &fl) < 0) {
 		if (errno != EINTR)
 			return cv_error_errno(err, "lock container \"%s\"", id);
 	}

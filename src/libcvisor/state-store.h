@@ -23,14 +23,15 @@ struct cv_store_entry {
 	char *root;   /* state root */
 	char *id;
 	int dirfd;    /* O_PATH|O_DIRECTORY of <root>/<id> */
-	int lockfd;   /* flock(LOCK_EX) held while the entry is open */
+	int lockfd;   /* write lock (fcntl F_SETLKW) held while the entry is open */
 };
-/* The lock lives on lockfd's open file description: a process cloned
- * without CLONE_FILES (e.g. the container init before execve) shares it
- * until it closes its copy or execs (O_CLOEXEC), so close lockfd in such a
- * child first or later commands on the container wait for it. Ids longer
- * than NAME_MAX (255) pass cv_store_validate_id but cv_store_create refuses
- * them with ENAMETOOLONG (they cannot name a directory). */
+/* The lock is a POSIX record lock owned by this process: children cloned
+ * without CLONE_FILES do not hold it (the container process may wait for
+ * `start` without blocking other commands), and closing any fd of the lock
+ * file in this process drops it, so never open the lock file elsewhere.
+ * Ids longer than NAME_MAX (255) pass cv_store_validate_id but
+ * cv_store_create refuses them with ENAMETOOLONG (they cannot name a
+ * directory). */
 
 /* Creates <root>/<id> (root made 0700 if missing), takes its lock. Fails with
  * EEXIST and `container "ID" already exists` when it exists. */
