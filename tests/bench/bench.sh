@@ -6,7 +6,10 @@
 #   runtime: a busybox rootfs with the default `cvisor spec` config (falling
 #   back to `runc spec` while `cvisor spec` is unavailable), process.args set to
 #   /bin/true (see --bundle-args), process.terminal false and ociVersion 1.0.2
-#   (crun 1.8.1 refuses 1.3.0).
+#   (crun 1.8.1 refuses 1.3.0). Each runtime gets a copy of that config whose
+#   cgroupsPath is /<our memory cgroup>/cvbench-PID-RUNTIME on hosts with a v1
+#   memory controller, so every runtime nests its cgroups under ours and
+#   does the same cgroup work (left empty on pure cgroup v2 hosts).
 #   Mode `do`: `cvisor do CMD` against bubblewrap with equivalent isolation
 #   (read-only bind of /, new mount/pid/net/ipc/uts namespaces, private /tmp,
 #   /run, /proc and /dev, no capabilities). Not equal: cvisor do also
@@ -144,7 +147,8 @@ cleanup() {
         unshare -m --propagation private sh -c '
             umount /sys/fs/cgroup/unified 2>/dev/null
             for d in "$1"/*; do [ -d "$d" ] && crun --root "$1" delete -f "${d##*/}"; done
-            rm -rf /sys/fs/cgroup/unified/"$2"-*' sh "$W/root-crun" "$IDPFX" >/dev/null 2>&1
+            rm -rf /sys/fs/cgroup/unified/"$2"-* "/sys/fs/cgroup/unified/$3"
+            rmdir -p "/sys/fs/cgroup/unified/${3%/*}"' sh "$W/root-crun" "$IDPFX" "${CRUN_CGPATH:-none}" >/dev/null 2>&1
     fi
     # Cgroup directories named after our ids, deepest first (v1 controllers
     # nest them under our own cgroup or at the hierarchy root).
@@ -165,15 +169,19 @@ cc -O2 -Wall -Wextra -Werror -o "$TIMER" "$HERE/timer.c" || die "cannot compile 
 rt_exec() {
     local rt=$1 id=$2; shift 2
     case $rt in
-        cvisor) "$@" "$CVISOR_BIN" --root "$W/root-cvisor" run --bundle "$B" "$id" ;;
-        runc)   "$@" runc --root "$W/root-runc" run --bundle "$B" "$id" ;;
+        cvisor) "$@" "$CVISOR_BIN" --root "$W/root-cvisor" run --bundle "$W/bundle-cvisor" "$id" ;;
+        runc)   "$@" runc --root "$W/root-runc" run --bundle "$W/bundle-runc" "$id" ;;
         crun)
+            # $1: where crun writes its cgroup.procs in the hidden tmpfs
+            # (the cgroupsPath, or the id when that is empty); empty parent
+            # directories it made are removed too.
             unshare -m --propagation private sh -c '
                 umount /sys/fs/cgroup/unified || exit 125
-                id=$1; shift
+                litter=/sys/fs/cgroup/unified/$1; shift
                 "$@"; rc=$?
-                rm -rf "/sys/fs/cgroup/unified/$id"
-                exit $rc' sh "$id" "$@" crun --root "$W/root-crun" run --bundle "$B" "$id" ;;
+                rm -rf "$litter"
+                rmdir -p "${litter%/*}" 2>/dev/null
+                exit $rc' sh "${CRUN_CGPATH:-$id}" "$@" crun --root "$W/root-crun" run --bundle "$W/bundle-crun" "$id" ;;
         floor)  "$@" unshare -mpuin --fork "${ARGV[@]}" ;;
         cvisor-do) "$@" "$CVISOR_BIN" --root "$W/root-cvisor" do -- "${ARGV[@]}" ;;
         bwrap)  "$@" bwrap --ro-bind / / --unshare-pid --unshare-net --unshare-ipc \
@@ -188,15 +196,14 @@ rt_probe() {
     local rt=$1 out
     case $rt in
         cvisor|crun|runc|floor)
-            local saved=$ARGS_JSON
-            jq --argjson a '["/bin/sh","-c","echo cvbench-probe-ok"]' '.process.args = $a' \
-                "$B/config.json" >"$B/config.json.tmp" && mv "$B/config.json.tmp" "$B/config.json"
+            local cfg=$W/bundle-$rt/config.json
+            [ "$rt" = floor ] || { jq '.process.args = ["/bin/sh","-c","echo cvbench-probe-ok"]' \
+                "$cfg" >"$cfg.tmp" && mv "$cfg.tmp" "$cfg"; }
             local -a saved_argv=("${ARGV[@]}")
             ARGV=(/bin/sh -c 'echo cvbench-probe-ok')
             out=$(rt_exec "$rt" "$IDPFX-$rt-probe" 2>&1)
             ARGV=("${saved_argv[@]}")
-            jq --argjson a "$saved" '.process.args = $a' \
-                "$B/config.json" >"$B/config.json.tmp" && mv "$B/config.json.tmp" "$B/config.json"
+            [ "$rt" = floor ] || bundle_for "$rt"
             ;;
         cvisor-do|bwrap)
             local -a saved_argv=("${ARGV[@]}")
@@ -246,6 +253,22 @@ else
         || die "cannot edit $B/config.json"
 fi
 
+# bundle_for RUNTIME: the shared config with an absolute root.path and, on a
+# host with a v1 memory controller, cgroupsPath under our own memory cgroup
+# (crun 1.8.1 would otherwise put its memory cgroup at the hierarchy root).
+# One bundle per runtime so each has its own cgroup path.
+OWN_MEMCG=$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)
+bundle_for() {
+    local rt=$1 d=$W/bundle-$1
+    mkdir -p "$d" || return 1
+    jq --arg root "$B/rootfs" --arg cg "${OWN_MEMCG%/}/$IDPFX-$rt" --arg v1 "${OWN_MEMCG:+yes}" \
+        '.root.path = $root | if $v1 == "yes" then .linux.cgroupsPath = $cg else . end' \
+        "$B/config.json" >"$d/config.json.tmp" && mv "$d/config.json.tmp" "$d/config.json" || return 1
+    if [ "$rt" = crun ]; then
+        CRUN_CGPATH=$(jq -r '.linux.cgroupsPath // "" | ltrimstr("/")' "$d/config.json") || return 1
+    fi
+}
+
 IFS=, read -r -a want <<<"$RUNTIMES"
 RTS=()
 for rt in "${want[@]}"; do
@@ -253,6 +276,9 @@ for rt in "${want[@]}"; do
         echo "bench: $rt: not installed or unknown; skipped" >&2
         continue
     fi
+    case $rt in
+        cvisor|crun|runc) bundle_for "$rt" || die "cannot write the bundle for $rt" ;;
+    esac
     if ! rt_probe "$rt" >"$W/probe-$rt.log" 2>&1; then
         if [ "$rt" = cvisor-do ]; then
             echo "bench: cvisor-do: skipped: \`cvisor do\` is unavailable (probe \`$CVISOR_BIN do /bin/sh -c 'echo cvbench-probe-ok'\` failed):" >&2
