@@ -285,3 +285,30 @@ teardown_file() {
     show
     [ "$output" = 67108864 ]
 }
+
+@test "ctr run --read-only with a read-only bind --mount" {
+    mkdir -p "$CT_DIR/vol"
+    echo from-host >"$CT_DIR/vol/file"
+    run --separate-stderr ct_run cvt-ro --rm --read-only \
+        --mount "type=bind,src=$CT_DIR/vol,dst=/data,options=rbind:ro" -- \
+        sh -c 'cat /data/file; touch /newfile || echo root-ro; touch /data/new || echo data-ro'
+    show
+    [ "$status" -eq 0 ]
+    [ "$output" = "from-host
+root-ro
+data-ro" ]
+    [[ "$stderr" == *"Read-only file system"* ]]
+    [ ! -e "$CT_DIR/vol/new" ]
+}
+
+@test "ctr run --cap-drop: the capability is gone" {
+    # Control: the default set has CAP_CHOWN.
+    run --separate-stderr ct_run cvt-cap0 --rm -- sh -c 'touch /tmp/f && chown 1000 /tmp/f && echo chowned'
+    show
+    [ "$output" = chowned ]
+    run --separate-stderr ct_run cvt-cap --rm --cap-drop CAP_CHOWN -- \
+        sh -c 'touch /tmp/f && chown 1000 /tmp/f && echo chowned'
+    show
+    [ "$status" -ne 0 ]
+    [[ "$stderr" == *"Operation not permitted"* ]]
+}
