@@ -802,6 +802,78 @@ int oci_policy_emit(const oci_policy *p, bool pretty, char **out, size_t *out_le
 	return 0;
 }
 
+int oci_sandbox_report_emit(const oci_sandbox_report *r, char **out, size_t *out_len, cv_error_t *err)
+{
+	__attribute__((cleanup(yajl_gen_freep))) yajl_gen g = yajl_gen_alloc(NULL);
+	if (!g)
+		return cv_error(err, ENOMEM, "emit report");
+	(void)yajl_gen_config(g, yajl_gen_beautify, 1);
+	struct gen w = { .g = g, .st = yajl_gen_status_ok };
+	char buf[64];
+	GEN(&w, yajl_gen_map_open(g));
+	gen_str(&w, "exit_code");
+	GEN(&w, yajl_gen_integer(g, r->exit_code));
+	gen_str(&w, "signal");
+	GEN(&w, yajl_gen_integer(g, r->signal));
+	gen_str(&w, "timed_out");
+	GEN(&w, yajl_gen_bool(g, r->timed_out));
+	gen_str(&w, "limits_hit");
+	GEN(&w, yajl_gen_map_open(g));
+	const struct {
+		const char *k;
+		bool v;
+	} hits[] = { { "memory", r->limit_memory },
+		     { "processes", r->limit_processes },
+		     { "cpu_seconds", r->limit_cpu_seconds },
+		     { "max_file_size", r->limit_max_file_size },
+		     { "max_output_bytes", r->stdout_truncated || r->stderr_truncated } };
+	for (size_t i = 0; i < sizeof(hits) / sizeof(hits[0]); i++) {
+		gen_str(&w, hits[i].k);
+		GEN(&w, yajl_gen_bool(g, hits[i].v));
+	}
+	GEN(&w, yajl_gen_map_close(g));
+	gen_str(&w, "output_truncated");
+	GEN(&w, yajl_gen_map_open(g));
+	gen_str(&w, "stdout");
+	GEN(&w, yajl_gen_bool(g, r->stdout_truncated));
+	gen_str(&w, "stderr");
+	GEN(&w, yajl_gen_bool(g, r->stderr_truncated));
+	GEN(&w, yajl_gen_map_close(g));
+	gen_str(&w, "wall_seconds");
+	fmt_milli(r->wall_ms, buf, sizeof(buf));
+	gen_num(&w, buf);
+	gen_str(&w, "cpu_seconds");
+	if (r->cpu_known) {
+		fmt_milli(r->cpu_ms, buf, sizeof(buf));
+		gen_num(&w, buf);
+	} else {
+		GEN(&w, yajl_gen_null(g));
+	}
+	gen_str(&w, "peak_memory_bytes");
+	if (r->peak_memory_known) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->peak_memory);
+		gen_num(&w, buf);
+	} else {
+		GEN(&w, yajl_gen_null(g));
+	}
+	GEN(&w, yajl_gen_map_close(g));
+	const unsigned char *text;
+	size_t tlen;
+	if (w.st == yajl_gen_status_ok)
+		w.st = yajl_gen_get_buf(g, &text, &tlen);
+	if (w.st != yajl_gen_status_ok)
+		return cv_error(err, 0, "emit report: JSON generator failed");
+	char *o = malloc(tlen + 1);
+	if (!o)
+		return cv_error(err, ENOMEM, "emit report");
+	memcpy(o, text, tlen);
+	o[tlen] = '\0';
+	*out = o;
+	if (out_len)
+		*out_len = tlen;
+	return 0;
+}
+
 static void strv_clear(oci_strv *l)
 {
 	for (size_t i = 0; i < l->len; i++)

@@ -90,6 +90,25 @@ int oci_policy_parse_size(const char *s, uint64_t *out);
 int oci_policy_emit(const oci_policy *p, bool pretty, char **out, size_t *out_len, cv_error_t *err);
 const char *oci_policy_network_name(enum oci_policy_network n);
 
+/* The result of one `cvisor do` run (`--report FILE`). */
+typedef struct {
+	int exit_code;         /* the program's, 128+n when killed by signal n */
+	int signal;            /* 0 when it exited */
+	bool timed_out;
+	bool limit_memory;     /* the OOM killer acted (memory.oom_kill counter) */
+	bool limit_processes;  /* fork failed at the pids limit (pids.events max) */
+	bool limit_cpu_seconds;/* SIGXCPU, or SIGKILL after the RLIMIT_CPU soft limit */
+	bool limit_max_file_size; /* SIGXFSZ */
+	bool stdout_truncated, stderr_truncated; /* max_output_bytes */
+	uint64_t wall_ms;
+	bool cpu_known;
+	uint64_t cpu_ms;
+	bool peak_memory_known;
+	uint64_t peak_memory;  /* bytes */
+} oci_sandbox_report;
+
+int oci_sandbox_report_emit(const oci_sandbox_report *r, char **out, size_t *out_len, cv_error_t *err);
+
 void oci_policy_free(oci_policy *p);
 static inline void oci_policy_freep(oci_policy **p) { oci_policy_free(*p); }
 #define cleanup_policy __attribute__((cleanup(oci_policy_freep)))

@@ -42,6 +42,8 @@ static const struct {
 	{ "events", cmd_events, "show container events and statistics (not implemented yet)" },
 	{ "spec", cmd_spec, "write a default config.json" },
 	{ "features", cmd_features, "print the features this runtime supports, as JSON" },
+	{ "do", cmd_do, "run one program in a sandbox (cvisor do -- PROGRAM ARGS...)" },
+	{ "gc", cmd_gc, "remove what killed `cvisor do` runs left behind" },
 };
 
 static const char main_help[] =

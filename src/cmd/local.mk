@@ -8,3 +8,5 @@ src_cvisor_SOURCES += src/cvisor.c \
 # helper "cgroups" owns these two
 src_cvisor_SOURCES += src/cmd/update.c src/cmd/events.c
 dist_man_MANS += man/cvisor.8
+# sandbox (helper "sandbox")
+src_cvisor_SOURCES += src/cmd/do.c

@@ -1,0 +1,159 @@
+/* cvisor do [--policy FILE] [flags] -- PROGRAM ARGS...: run one program in a
+ * sandbox; cvisor gc: remove what dead `do` runs left behind. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "cmd.h"
+#include "oci/policy.h"
+#include "sandbox.h"
+#include "supervisor.h"
+
+static const char help[] =
+	"Usage: cvisor do [--policy FILE] [flags] -- PROGRAM [ARGS...]\n"
+	"\n"
+	"Runs PROGRAM sandboxed: the host's root (or --rootfs) read-only, a private\n"
+	"workspace as the working directory (or --workspace DIR), private /tmp,\n"
+	"/run and /dev, its own /proc, pid, mount, ipc, uts and network namespaces,\n"
+	"no capabilities, noNewPrivileges, a seccomp deny-list, and only a few\n"
+	"environment variables (PATH HOME USER LOGNAME SHELL LANG LANGUAGE LC_* TERM\n"
+	"COLORTERM NO_COLOR TZ). Credential stores are unreadable: ~/.ssh ~/.gnupg\n"
+	"~/.aws ~/.azure ~/.config/gcloud ~/.kube ~/.docker/config.json ~/.netrc\n"
+	"~/.git-credentials ~/.npmrc ~/.pypirc ~/.config/gh ~/.password-store\n"
+	"~/.local/share/keyrings /etc/shadow /etc/gshadow /etc/ssh /root.\n"
+	"Exits with the program's status (128+N when killed by signal N).\n"
+	"\n"
+	"Flags (each is also a key of the policy file; a flag overrides the file,\n"
+	"list flags add to its lists and repeat):\n"
+	"  --policy FILE            a JSON policy (see `man cvisor-do`)\n"
+	"  --workspace DIR          writable directory and cwd (kept afterwards)\n"
+	"  --writable DIR           another writable directory (repeat)\n"
+	"  --deny-write PATH        read-only even inside a writable directory (repeat)\n"
+	"  --deny-read PATH         unreadable (repeat)\n"
+	"  --network MODE           none (default, loopback only) | host | outbound\n"
+	"  --env NAME[=VALUE]       pass NAME (or PREFIX*) through, or set it (repeat)\n"
+	"  --memory SIZE            e.g. 512MB, 1.5G (powers of 1024)\n"
+	"  --cpus N                 cores, fractional\n"
+	"  --cpu-seconds N          CPU time (SIGXCPU, then SIGKILL)\n"
+	"  --processes N            at least 8\n"
+	"  --max-file-size SIZE     largest file it may write (SIGXFSZ)\n"
+	"  --open-files N           at least 16\n"
+	"  --timeout SECONDS        wall time; then the whole sandbox is killed\n"
+	"  --max-output-bytes SIZE  cap of stdout and of stderr, each\n"
+	"  --rootfs DIR             a root filesystem instead of the host's\n"
+	"  --user UID[:GID]         ids inside (default: yours)\n"
+	"  --report FILE            write a JSON report of the run\n"
+	"  --check                  print how each limit is enforced here, and exit\n"
+	"  -h, --help               print this help\n";
+
+static const char *const policy_flags[] = {
+	"workspace", "writable", "deny-write", "deny-read", "network", "env", "memory", "cpus",
+	"cpu-seconds", "processes", "max-file-size", "open-files", "timeout", "max-output-bytes",
+	"rootfs", "user",
+};
+#define NFLAGS (sizeof(policy_flags) / sizeof(policy_flags[0]))
+
+enum { OPT_POLICY = CLI_LONG_ONLY, OPT_REPORT, OPT_CHECK, OPT_FLAG0 };
+
+static int write_report(const char *path, const oci_sandbox_report *rep, cv_error_t *err)
+{
+	cleanup_free char *json = NULL;
+	size_t len = 0;
+	if (oci_sandbox_report_emit(rep, &json, &len, err) < 0)
+		return -1;
+	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0)
+		return cv_error_errno(err, "report `%s`", path);
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, json + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return cv_error_errno(err, "write report `%s`", path);
+		off += (size_t)w;
+	}
+	if (write(fd, "\n", 1) != 1)
+		return cv_error_errno(err, "write report `%s`", path);
+	return 0;
+}
+
+int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
+{
+	struct option opts[NFLAGS + 5];
+	size_t n = 0;
+	opts[n++] = (struct option){ "policy", required_argument, NULL, OPT_POLICY };
+	opts[n++] = (struct option){ "report", required_argument, NULL, OPT_REPORT };
+	opts[n++] = (struct option){ "check", no_argument, NULL, OPT_CHECK };
+	for (size_t i = 0; i < NFLAGS; i++)
+		opts[n++] = (struct option){ policy_flags[i], required_argument, NULL, OPT_FLAG0 + (int)i };
+	opts[n++] = (struct option)CLI_HELP_OPTION;
+	opts[n] = (struct option){ NULL, 0, NULL, 0 };
+
+	const char *policy_path = NULL, *report_path = NULL;
+	bool check = false;
+	/* flags are applied after the policy file, in their order */
+	cleanup_free int *keys = calloc((size_t)argc + 1, sizeof(int));
+	cleanup_free char **values = calloc((size_t)argc + 1, sizeof(char *));
+	size_t nset = 0;
+	int c;
+	if (!keys || !values)
+		return cv_error(err, ENOMEM, "do");
+	while ((c = cli_getopt(argc, argv, "+:h", opts)) != -1) {
+		if (c == OPT_POLICY)
+			policy_path = optarg;
+		else if (c == OPT_REPORT)
+			report_path = optarg;
+		else if (c == OPT_CHECK)
+			check = true;
+		else if (c >= OPT_FLAG0 && c < OPT_FLAG0 + (int)NFLAGS) {
+			keys[nset] = c - OPT_FLAG0;
+			values[nset++] = optarg;
+		} else
+			return cli_option_error(cli, c, argv, help, err);
+	}
+	if (check)
+		return cv_sandbox_check(&cli->ctx, stdout, err) < 0 ? -1 : 0;
+	if (optind >= argc)
+		return cli_usage(cli, err, "do: no program given (cvisor do [flags] -- PROGRAM [ARGS...])");
+
+	cleanup_policy oci_policy *policy = NULL;
+	if (policy_path ? oci_policy_load(policy_path, &policy, err) < 0 : oci_policy_new(&policy, err) < 0)
+		return -1;
+	for (size_t i = 0; i < nset; i++)
+		if (oci_policy_set(policy, policy_flags[keys[i]], values[i], err) < 0)
+			return -1;
+
+	oci_sandbox_report rep;
+	if (cv_sandbox_do(&cli->ctx, policy, argv + optind, &rep, err) < 0)
+		return -1;
+	if (report_path && write_report(report_path, &rep, err) < 0)
+		return -1;
+	return rep.exit_code;
+}
+
+static const char gc_help[] = "Usage: cvisor gc\n"
+			      "\n"
+			      "Removes the containers and private directories of `cvisor do` runs whose\n"
+			      "supervisor is gone (killed, or the machine stopped).\n";
+
+int cmd_gc(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
+{
+	static const struct option opts[] = { CLI_HELP_OPTION, { NULL, 0, NULL, 0 } };
+	int c;
+	while ((c = cli_getopt(argc, argv, "+:h", opts)) != -1)
+		return cli_option_error(cli, c, argv, gc_help, err);
+	if (cli_nargs(cli, argc, argv, 0, 0, "", err) < 0)
+		return -1;
+	unsigned removed = 0;
+	if (cv_sandbox_gc(&cli->ctx, &removed, err) < 0)
+		return -1;
+	if (removed)
+		fprintf(stderr, "cvisor gc: removed %u leftover sandbox%s\n", removed, removed == 1 ? "" : "es");
+	return 0;
+}

@@ -1,0 +1,633 @@
+/* The supervisor of `cvisor do` (see supervisor.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroups.h"
+#include "cleanup.h"
+#include "create.h"
+#include "log.h"
+#include "oci/spec.h"
+#include "sandbox.h"
+#include "status.h"
+#include "supervisor.h"
+
+#define DONE_BYTE 'd'
+#define OUTPUT_CHUNK 65536
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* <state root>-sandbox: beside the state root, not in it (every directory
+ * there is taken for a container). */
+static int bundles_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err)
+{
+	cleanup_free char *root = NULL;
+	if (cv_context_root(ctx, &root, err) < 0)
+		return -1;
+	size_t n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (asprintf(out, "%.*s-sandbox", (int)n, root) < 0)
+		return cv_error(err, ENOMEM, "sandbox");
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) < 0 && errno != ENOENT)
+		cv_warn("sandbox cleanup: remove `%s`: %s", path, strerror(errno));
+	return 0;
+}
+
+/* The bundle holds only what we wrote (config.json, lock, an empty staging
+ * root): a depth-first walk that never follows symlinks nor crosses mounts. */
+static void remove_tree(const char *path)
+{
+	(void)nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* Kills and deletes container ID if it exists, then removes its bundle. */
+static void destroy_leftover(const struct cvisor_context *ctx, const char *id, const char *bundle)
+{
+	cleanup_container struct cv_container *c = NULL;
+	cleanup_error cv_error_t e = NULL;
+	if (cv_container_load(ctx, id, &c, &e) == 0) {
+		if (cv_container_kill_wait(c, &e) < 0)
+			cv_warn("sandbox %s: %s", id, e->msg);
+		cv_error_release(&e);
+		if (cv_container_destroy(c, &e) < 0)
+			cv_warn("sandbox %s: %s", id, e->msg);
+	}
+	remove_tree(bundle);
+}
+
+int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_t *err)
+{
+	cleanup_free char *dir = NULL;
+	if (bundles_dir(ctx, &dir, err) < 0)
+		return -1;
+	*removed = 0;
+	cleanup_dir DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : cv_error_errno(err, "open `%s`", dir);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		cleanup_free char *bundle = NULL, *lock = NULL;
+		if (asprintf(&bundle, "%s/%s", dir, de->d_name) < 0 || asprintf(&lock, "%s/lock", bundle) < 0)
+			return cv_error(err, ENOMEM, "gc");
+		cleanup_close int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		/* a live supervisor (or its watcher) holds the lock */
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
+			continue;
+		destroy_leftover(ctx, de->d_name, bundle);
+		(*removed)++;
+	}
+	return 0;
+}
+
+static int write_file(int dirfd, const char *name, const char *data, size_t len, cv_error_t *err)
+{
+	cleanup_close int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return cv_error_errno(err, "create `%s`", name);
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return cv_error_errno(err, "write `%s`", name);
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* ---- the watcher ---- */
+
+/* Forked before the container exists; returns in the parent with *wfd the
+ * write end. The child waits for EOF and cleans up unless it got DONE_BYTE. */
+static int start_watcher(const struct cvisor_context *ctx, const char *id, const char *bundle, int *wfd,
+			 pid_t *pid, cv_error_t *err)
+{
+	int p[2];
+	pid_t parent = getpid();
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return cv_error_errno(err, "sandbox: pipe");
+	pid_t w = fork();
+	if (w < 0) {
+		close(p[0]);
+		close(p[1]);
+		return cv_error_errno(err, "sandbox: fork the watcher");
+	}
+	if (w == 0) {
+		close(p[1]);
+		/* not in the terminal's process group: a ^C aimed at the
+		 * program must not take the cleanup down with it */
+		(void)setpgid(0, 0);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		/* The supervisor's death shows two ways: SIGUSR1 (parent death
+		 * signal), and EOF on the pipe once no copy of its write end
+		 * is left (the container's process holds one until execve, so
+		 * EOF alone could come late). */
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+		if (prctl(PR_SET_PDEATHSIG, SIGUSR1) < 0 || getppid() != parent)
+			(void)raise(SIGUSR1);
+		for (;;) {
+			struct pollfd pf[2] = { { p[0], POLLIN, 0 }, { sfd, POLLIN, 0 } };
+			if (poll(pf, sfd >= 0 ? 2 : 1, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			if (pf[0].revents) {
+				char b = 0;
+				if (read(p[0], &b, 1) == 1 && b == DONE_BYTE)
+					_exit(0);
+				break;
+			}
+			if (pf[1].revents)
+				break;
+		}
+		destroy_leftover(ctx, id, bundle);
+		_exit(0);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	*pid = w;
+	return 0;
+}
+
+static void stop_watcher(int wfd, pid_t pid)
+{
+	char b = DONE_BYTE;
+	if (wfd >= 0) {
+		if (write(wfd, &b, 1) != 1)
+			cv_warn("sandbox: tell the watcher we are done: %s", strerror(errno));
+		close(wfd);
+	}
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+}
+
+/* ---- cgroup figures ---- */
+
+/* The value of "KEY N" in a flat-keyed cgroup file, or of the whole file
+ * when key is NULL. */
+static bool read_cg_value(const char *dir, const char *file, const char *key, uint64_t *out)
+{
+	char path[4096], buf[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (!key)
+		return sscanf(buf, "%" SCNu64, out) == 1;
+	size_t kl = strlen(key);
+	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, key, kl) && l[kl] == ' ')
+			return sscanf(l + kl + 1, "%" SCNu64, out) == 1;
+	return false;
+}
+
+/* The directory for CONTROLLER ("memory", "pids", "cpuacct"): its v1
+ * hierarchy (keys may join controllers: "cpu,cpuacct"), else the v2 one. */
+static const char *cg_dir(const oci_kv_list *paths, const char *controller, bool *v2)
+{
+	size_t cl = strlen(controller);
+	for (size_t i = 0; i < paths->len; i++) {
+		const char *k = paths->v[i].key;
+		for (const char *p = k; p && *p;) {
+			size_t n = strcspn(p, ",");
+			if (n == cl && !strncmp(p, controller, cl)) {
+				*v2 = false;
+				return paths->v[i].value;
+			}
+			p += n + (p[n] == ',');
+		}
+	}
+	for (size_t i = 0; i < paths->len; i++)
+		if (!strcmp(paths->v[i].key, "unified")) {
+			*v2 = true;
+			return paths->v[i].value;
+		}
+	return NULL;
+}
+
+static void read_cgroup_figures(const oci_kv_list *paths, oci_sandbox_report *r)
+{
+	bool v2;
+	uint64_t v;
+	const char *d = cg_dir(paths, "memory", &v2);
+	if (d) {
+		if (read_cg_value(d, v2 ? "memory.events" : "memory.oom_control", "oom_kill", &v) && v > 0)
+			r->limit_memory = true;
+		if (read_cg_value(d, v2 ? "memory.peak" : "memory.max_usage_in_bytes", NULL, &v)) {
+			r->peak_memory_known = true;
+			r->peak_memory = v;
+		}
+	}
+	d = cg_dir(paths, "pids", &v2);
+	if (d && read_cg_value(d, "pids.events", "max", &v) && v > 0)
+		r->limit_processes = true;
+	d = cg_dir(paths, "cpuacct", &v2);
+	if (d) {
+		if (!v2 && read_cg_value(d, "cpuacct.usage", NULL, &v)) {
+			r->cpu_known = true;
+			r->cpu_ms = v / 1000000;
+		} else if (v2 && read_cg_value(d, "cpu.stat", "usage_usec", &v)) {
+			r->cpu_known = true;
+			r->cpu_ms = v / 1000;
+		}
+	}
+}
+
+/* ---- output ---- */
+
+struct stream {
+	int in;         /* our end of the pipe, -1 when closed */
+	int out;        /* where it goes: our own stdout/stderr */
+	uint64_t left;  /* bytes still allowed */
+	bool truncated;
+};
+
+/* Copies what is available; returns false at EOF. */
+static bool pump(struct stream *s)
+{
+	char buf[OUTPUT_CHUNK];
+	ssize_t n = read(s->in, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	size_t keep = (uint64_t)n < s->left ? (size_t)n : (size_t)s->left;
+	if (keep < (size_t)n)
+		s->truncated = true;
+	s->left -= keep;
+	for (size_t off = 0; off < keep;) {
+		ssize_t w = write(s->out, buf + off, keep - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			/* the reader went away: keep draining, drop the rest */
+			s->left = 0;
+			break;
+		}
+		off += (size_t)w;
+	}
+	return true;
+}
+
+static void kill_sandbox(const struct cvisor_context *ctx, const char *id)
+{
+	cleanup_container struct cv_container *c = NULL;
+	cleanup_error cv_error_t e = NULL;
+	if (cv_container_load(ctx, id, &c, &e) < 0 || cv_container_kill_wait(c, &e) < 0)
+		cv_warn("sandbox: kill: %s", e ? e->msg : "?");
+}
+
+/* ---- one run ---- */
+
+struct run {
+	const struct cvisor_context *ctx;
+	char id[64];
+	char *bundle;
+	int lockfd;
+	int watch_fd;
+	pid_t watcher;
+	int saved[3]; /* our stdout/stderr while the container's are pipes */
+	struct stream streams[2];
+	bool created;
+};
+
+static void run_release(struct run *R)
+{
+	for (int i = 0; i < 2; i++)
+		if (R->streams[i].in >= 0)
+			close(R->streams[i].in);
+	if (R->bundle)
+		remove_tree(R->bundle);
+	stop_watcher(R->watch_fd, R->watcher);
+	if (R->lockfd >= 0)
+		close(R->lockfd);
+	free(R->bundle);
+}
+
+static int make_bundle(struct run *R, const oci_policy *policy, char *const *args, cv_error_t *err)
+{
+	cleanup_free char *dir = NULL;
+	if (bundles_dir(R->ctx, &dir, err) < 0)
+		return -1;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return cv_error_errno(err, "create `%s`", dir);
+	snprintf(R->id, sizeof(R->id), "do-%d-%llx", (int)getpid(), (unsigned long long)now_ms());
+	if (asprintf(&R->bundle, "%s/%s", dir, R->id) < 0) {
+		R->bundle = NULL;
+		return cv_error(err, ENOMEM, "sandbox");
+	}
+	if (mkdir(R->bundle, 0700) < 0) {
+		int r = cv_error_errno(err, "create `%s`", R->bundle);
+		free(R->bundle);
+		R->bundle = NULL;
+		return r;
+	}
+	cleanup_close int dfd = open(R->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return cv_error_errno(err, "open `%s`", R->bundle);
+	R->lockfd = openat(dfd, "lock", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (R->lockfd < 0 || flock(R->lockfd, LOCK_EX) < 0)
+		return cv_error_errno(err, "lock `%s/lock`", R->bundle);
+
+	struct cv_sandbox_host host;
+	cleanup_spec oci_spec *spec = NULL;
+	cleanup_free char *json = NULL;
+	size_t len = 0;
+	if (cv_sandbox_host_init(&host, err) < 0 || cv_sandbox_spec(policy, &host, args, &spec, err) < 0 ||
+	    oci_spec_emit(spec, false, &json, &len, err) < 0)
+		return -1;
+	if (!policy->rootfs && mkdirat(dfd, CV_SANDBOX_STAGING_ROOT, 0755) < 0)
+		return cv_error_errno(err, "create `%s/%s`", R->bundle, CV_SANDBOX_STAGING_ROOT);
+	return write_file(dfd, "config.json", json, len, err);
+}
+
+/* stdout/stderr through pipes while the container is created (it inherits
+ * fds 1 and 2), then ours again. */
+static int redirect_output(struct run *R, const oci_policy *p, int child_ends[2], cv_error_t *err)
+{
+	for (int i = 0; i < 2; i++) {
+		int fds[2];
+		if (pipe2(fds, O_CLOEXEC) < 0)
+			return cv_error_errno(err, "sandbox: pipe");
+		R->streams[i].in = fds[0];
+		child_ends[i] = fds[1];
+		R->streams[i].left = p->max_output_bytes.v;
+		R->saved[i + 1] = fcntl(i + 1, F_DUPFD_CLOEXEC, 3);
+		if (R->saved[i + 1] < 0)
+			return cv_error_errno(err, "sandbox: dup fd %d", i + 1);
+		R->streams[i].out = R->saved[i + 1];
+	}
+	return 0;
+}
+
+static int swap_output(int a, int b, cv_error_t *err)
+{
+	if (dup2(a, 1) < 0 || dup2(b, 2) < 0)
+		return cv_error_errno(err, "sandbox: dup2");
+	return 0;
+}
+
+int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args,
+		  oci_sandbox_report *rep, cv_error_t *err)
+{
+	struct run R = { .ctx = ctx, .lockfd = -1, .watch_fd = -1, .saved = { -1, -1, -1 },
+			 .streams = { { .in = -1 }, { .in = -1 } } };
+	int r = -1;
+	int child_ends[2] = { -1, -1 };
+	cleanup_close int pidfd = -1;
+	pid_t pid = 0;
+	memset(rep, 0, sizeof(*rep));
+
+	/* leftovers of runs whose supervisor died */
+	unsigned removed = 0;
+	cleanup_error cv_error_t gerr = NULL;
+	if (cv_sandbox_gc(ctx, &removed, &gerr) < 0)
+		cv_warn("sandbox gc: %s", gerr->msg);
+
+	if (make_bundle(&R, policy, args, err) < 0)
+		goto out;
+	if (start_watcher(ctx, R.id, R.bundle, &R.watch_fd, &R.watcher, err) < 0)
+		goto out;
+	bool capped = policy->max_output_bytes.set;
+	if (capped && redirect_output(&R, policy, child_ends, err) < 0)
+		goto out;
+
+	struct cvisor_create_options o = { .struct_size = sizeof(o), .bundle = R.bundle };
+	if (capped && swap_output(child_ends[0], child_ends[1], err) < 0)
+		goto out;
+	r = cvisor_create(ctx, R.id, &o, err);
+	if (capped) {
+		cleanup_error cv_error_t e2 = NULL;
+		if (swap_output(R.saved[1], R.saved[2], &e2) < 0 && r == 0)
+			cv_error_move(err, &e2), r = -1;
+		close(child_ends[0]);
+		close(child_ends[1]);
+	}
+	if (r < 0)
+		goto out;
+	R.created = true;
+	r = -1;
+	{
+		cleanup_container struct cv_container *c = NULL;
+		if (cv_container_load(ctx, R.id, &c, err) < 0)
+			goto out;
+		pid = c->state->pid;
+		if (cv_pidfd_open_verified(c->state->pid, c->state->pid_start, &pidfd, err) < 0)
+			goto out;
+	}
+	uint64_t start = now_ms();
+	if (cvisor_start(ctx, R.id, err) < 0)
+		goto out;
+
+	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
+	bool exited = false;
+	int status = 0;
+	struct rusage ru;
+	while (!exited || R.streams[0].in >= 0 || R.streams[1].in >= 0) {
+		struct pollfd pf[3] = { { exited ? -1 : pidfd, POLLIN, 0 },
+					{ R.streams[0].in, POLLIN, 0 },
+					{ R.streams[1].in, POLLIN, 0 } };
+		int wait_ms = -1;
+		if (deadline && !exited) {
+			uint64_t now = now_ms();
+			wait_ms = now >= deadline ? 0 : (int)(deadline - now < 60000 ? deadline - now : 60000);
+		} else if (exited) {
+			/* the pid namespace is gone: the pipes end at once; a
+			 * bound all the same */
+			wait_ms = 2000;
+		}
+		int n = poll(pf, 3, wait_ms);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			cv_error_errno(err, "sandbox: poll");
+			goto out;
+		}
+		if (n == 0 && exited)
+			break;
+		if (n == 0 && deadline && !exited && now_ms() >= deadline) {
+			/* the whole sandbox, not just its init: the cgroup, then
+			 * the init, whose death ends the pid namespace */
+			rep->timed_out = true;
+			kill_sandbox(ctx, R.id);
+		}
+		for (int i = 0; i < 2; i++)
+			if (pf[i + 1].revents && !pump(&R.streams[i])) {
+				close(R.streams[i].in);
+				R.streams[i].in = -1;
+			}
+		if (!exited && (pf[0].revents || rep->timed_out)) {
+			pid_t w;
+			do
+				w = wait4(pid, &status, 0, &ru);
+			while (w < 0 && errno == EINTR);
+			if (w < 0) {
+				cv_error_errno(err, "sandbox: wait for the program");
+				goto out;
+			}
+			exited = true;
+		}
+	}
+	rep->wall_ms = now_ms() - start;
+	if (WIFEXITED(status)) {
+		rep->exit_code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		rep->signal = WTERMSIG(status);
+		rep->exit_code = 128 + rep->signal;
+	}
+	rep->stdout_truncated = R.streams[0].truncated;
+	rep->stderr_truncated = R.streams[1].truncated;
+	{
+		cleanup_container struct cv_container *c = NULL;
+		if (cv_container_load(ctx, R.id, &c, err) < 0)
+			goto out;
+		read_cgroup_figures(&c->state->cgroup_paths, rep);
+		if (!rep->cpu_known) {
+			rep->cpu_known = true;
+			rep->cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+				      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+		}
+		/* kill anything left (a daemon that escaped nothing: the pid
+		 * namespace died with its init) and delete */
+		cleanup_error cv_error_t e = NULL;
+		if (cv_container_kill_wait(c, &e) < 0)
+			cv_warn("sandbox: %s", e->msg);
+		if (cv_container_destroy(c, err) < 0)
+			goto out;
+		R.created = false;
+	}
+	if (rep->signal == SIGXCPU ||
+	    (rep->signal == SIGKILL && policy->cpu_seconds.set && rep->cpu_ms + 50 >= policy->cpu_seconds.v * 1000))
+		rep->limit_cpu_seconds = true;
+	if (rep->signal == SIGXFSZ)
+		rep->limit_max_file_size = true;
+	r = 0;
+out:
+	if (R.created) {
+		destroy_leftover(ctx, R.id, R.bundle);
+	}
+	for (int i = 1; i < 3; i++)
+		if (R.saved[i] >= 0)
+			close(R.saved[i]);
+	run_release(&R);
+	return r;
+}
+
+/* ---- --check ---- */
+
+static void check_controller(FILE *out, const char *key, const char *controller, const oci_resources *res)
+{
+	struct cv_cgroup_config cfg = { .resources = res };
+	char id[64];
+	snprintf(id, sizeof(id), "cvisor-check-%d", (int)getpid());
+	cfg.id = id;
+	struct cv_cgroup *cg = NULL;
+	cleanup_error cv_error_t e = NULL;
+	if (cv_cgroup_create(&cfg, &cg, &e) < 0) {
+		fprintf(out, "%-17s not enforced: %s\n", key, e->msg);
+		return;
+	}
+	oci_kv_list paths = { 0 };
+	const char *how = "not enforced: no cgroup for it";
+	if (cv_cgroup_save(cg, &paths, &e) == 0) {
+		bool v2 = false;
+		const char *d = cg_dir(&paths, controller, &v2);
+		if (d)
+			how = v2 ? "cgroup v2" : "cgroup v1";
+	}
+	fprintf(out, "%-17s %s (%s controller)\n", key, how, controller);
+	for (size_t i = 0; i < paths.len; i++) {
+		free(paths.v[i].key);
+		free(paths.v[i].value);
+	}
+	free(paths.v);
+	cv_error_release(&e);
+	if (cv_cgroup_destroy(cg, &e) < 0)
+		cv_warn("check: %s", e->msg);
+	cv_cgroup_free(cg);
+}
+
+static void check_rlimit(FILE *out, const char *key, const char *name, int res)
+{
+	struct rlimit rl;
+	if (getrlimit(res, &rl) < 0) {
+		fprintf(out, "%-17s not enforced: getrlimit %s: %s\n", key, name, strerror(errno));
+		return;
+	}
+	if (rl.rlim_max == RLIM_INFINITY)
+		fprintf(out, "%-17s rlimit %s (any value)\n", key, name);
+	else
+		fprintf(out, "%-17s rlimit %s (at most %llu: this process's hard limit)\n", key, name,
+			(unsigned long long)rl.rlim_max);
+}
+
+int cv_sandbox_check(const struct cvisor_context *ctx, FILE *out, cv_error_t *err)
+{
+	(void)ctx;
+	enum cv_cgroup_layout layout;
+	if (cv_cgroup_layout(&layout, err) < 0)
+		return -1;
+	fprintf(out, "cgroup layout:    %s\n",
+		layout == CV_CGROUP_UNIFIED ? "v2 (unified)" : layout == CV_CGROUP_HYBRID ? "hybrid (v1 controllers + v2)"
+											: "v1 (legacy)");
+	oci_memory mem = { .limit = { .set = true, .v = 64 << 20 } };
+	oci_cpu cpu = { .quota = { .set = true, .v = 50000 }, .period = { .set = true, .v = 100000 } };
+	oci_resources rm = { .memory = &mem }, rc = { .cpu = &cpu },
+		      rp = { .has_pids = true, .pids_limit = { .set = true, .v = 64 } };
+	check_controller(out, "memory", "memory", &rm);
+	check_controller(out, "cpus", "cpu", &rc);
+	check_controller(out, "processes", "pids", &rp);
+	check_rlimit(out, "cpu_seconds", "RLIMIT_CPU", RLIMIT_CPU);
+	check_rlimit(out, "max_file_size", "RLIMIT_FSIZE", RLIMIT_FSIZE);
+	check_rlimit(out, "open_files", "RLIMIT_NOFILE", RLIMIT_NOFILE);
+	fprintf(out, "%-17s supervisor (SIGKILL to the cgroup and the pid namespace)\n", "timeout");
+	fprintf(out, "%-17s supervisor (stdout and stderr copied through pipes)\n", "max_output_bytes");
+	fprintf(out, "%-17s network \"none\" and \"host\"; \"outbound\" is not implemented yet\n", "network");
+	return 0;
+}
