@@ -542,6 +542,12 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 			goto out;
 		R.created = false;
 	}
+	/* a shell reports its child's death by signal n as exit status 128+n:
+	 * taken as the signal when the matching limit was set */
+	if (policy->cpu_seconds.set && rep->signal == 0 && rep->exit_code == 128 + SIGXCPU)
+		rep->limit_cpu_seconds = true;
+	if (policy->max_file_size.set && rep->signal == 0 && rep->exit_code == 128 + SIGXFSZ)
+		rep->limit_max_file_size = true;
 	if (rep->signal == SIGXCPU ||
 	    (rep->signal == SIGKILL && policy->cpu_seconds.set && rep->cpu_ms + 50 >= policy->cpu_seconds.v * 1000))
 		rep->limit_cpu_seconds = true;

@@ -1,0 +1,237 @@
+#!/usr/bin/env bats
+# cvisor do / spec --policy: each property checked from inside the sandbox
+# (what the program sees) and from outside (what is left on the host).
+
+load helpers
+
+setup() {
+	cv_setup
+	SB_BUNDLES="$CV_ROOT-sandbox"
+	mkdir -p "$CV_TMP/home"
+}
+
+teardown() {
+	cvisor gc >/dev/null 2>&1 || true
+	cv_teardown
+	rm -rf "$SB_BUNDLES"
+}
+
+# No container, bundle or process of a run may remain.
+assert_clean() {
+	run cvisor list -q
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null)" ]
+}
+
+@test "sandbox: the host root is read-only (EROFS inside, nothing written outside)" {
+	requires_root
+	run cvisor do -- sh -c 'touch /usr/cvisor-sb-test 2>&1; echo rc=$?'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	[[ "$output" == *"rc=1"* ]]
+	[ ! -e /usr/cvisor-sb-test ]
+	assert_clean
+}
+
+@test "sandbox: the exit status is the program's, 128+n on a signal" {
+	requires_root
+	run cvisor do -- sh -c 'exit 7'
+	[ "$status" -eq 7 ]
+	# the program is its pid namespace's init: only SIGKILL from outside
+	# kills it (see the memory and timeout tests for 137)
+	assert_clean
+}
+
+@test "sandbox: a given workspace is writable, the cwd, and kept" {
+	requires_root
+	mkdir "$CV_TMP/ws"
+	run cvisor do --workspace "$CV_TMP/ws" -- sh -c 'pwd; echo data > f'
+	[ "$status" -eq 0 ]
+	[ "$output" = "$CV_TMP/ws" ]
+	[ "$(cat "$CV_TMP/ws/f")" = data ]
+	assert_clean
+}
+
+@test "sandbox: the private workspace is writable and gone afterwards" {
+	requires_root
+	run cvisor do -- sh -c 'pwd; echo data > f && cat f; ls /tmp'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = /tmp/workspace ]
+	[ "${lines[1]}" = data ]
+	[ "${lines[2]}" = workspace ] # /tmp is private: only the workspace in it
+	assert_clean
+}
+
+@test "sandbox: deny_read and the default credential list are unreadable" {
+	requires_root
+	# the host's /tmp is hidden by the private one: work in a workspace
+	local d="$CV_TMP/data"
+	mkdir -p "$d/home/.ssh"
+	echo KEYDATA > "$d/home/.ssh/id_ed25519"
+	echo HIDDEN > "$d/f1"
+	echo VISIBLE > "$d/f2"
+	HOME="$d/home" run cvisor do --workspace "$d" --deny-read "$d/f1" -- \
+		sh -c "cat home/.ssh/id_ed25519; cat f1; cat f2; cat /etc/shadow | wc -c"
+	[[ "$output" != *KEYDATA* ]]
+	[[ "$output" != *HIDDEN* ]]
+	[[ "$output" == *VISIBLE* ]]
+	[ "${lines[-1]}" = 0 ]
+	# outside: untouched
+	[ "$(cat "$d/home/.ssh/id_ed25519")" = KEYDATA ]
+	assert_clean
+}
+
+@test "sandbox: deny_write stays read-only inside a writable directory" {
+	requires_root
+	mkdir -p "$CV_TMP/ws/.git"
+	run cvisor do --workspace "$CV_TMP/ws" --deny-write "$CV_TMP/ws/.git" -- \
+		sh -c 'touch ok; touch .git/hook 2>&1; echo rc=$?'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	[ -e "$CV_TMP/ws/ok" ]
+	[ ! -e "$CV_TMP/ws/.git/hook" ]
+}
+
+@test "sandbox: only allowlisted variables reach the program" {
+	requires_root
+	SECRET_TOKEN=hunter2 LC_ALL=C run cvisor do -- env
+	[ "$status" -eq 0 ]
+	[[ "$output" != *hunter2* ]]
+	[[ "$output" == *LC_ALL=C* ]]
+	[[ "$output" == *PATH=* ]]
+	SECRET_TOKEN=hunter2 run cvisor do --env SECRET_TOKEN --env MODE=test -- env
+	[[ "$output" == *SECRET_TOKEN=hunter2* ]]
+	[[ "$output" == *MODE=test* ]]
+}
+
+@test "sandbox: network none has only loopback and cannot reach the host" {
+	requires_root
+	run cvisor do -- sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "'
+	[ "$status" -eq 0 ]
+	[ "$output" = lo ]
+	# a server on the host's loopback is out of reach
+	python3 -m http.server --bind 127.0.0.1 0 >"$CV_TMP/http.log" 2>&1 &
+	cv_track_pid $!
+	run cvisor do -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/22 && echo connected || echo refused'
+	[[ "$output" == *refused* ]]
+}
+
+@test "sandbox: memory limit hit is reported (OOM kill counter)" {
+	requires_root
+	run cvisor do --memory 16MB --report "$CV_TMP/r.json" -- sh -c 'a=x; while :; do a="$a$a"; done'
+	[ "$status" -eq 137 ]
+	[ "$(jq -r .limits_hit.memory "$CV_TMP/r.json")" = true ]
+	[ "$(jq -r .signal "$CV_TMP/r.json")" = 9 ]
+	assert_clean
+}
+
+@test "sandbox: processes limit hit is reported (pids events)" {
+	requires_root
+	run cvisor do --processes 8 --report "$CV_TMP/r.json" -- \
+		sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 2 & done; wait'
+	[ "$(jq -r .limits_hit.processes "$CV_TMP/r.json")" = true ]
+	assert_clean
+}
+
+@test "sandbox: cpu_seconds limit kills with SIGXCPU and is reported" {
+	requires_root
+	# as its pid namespace's init the shell ignores SIGXCPU: the hard
+	# limit's SIGKILL one second later ends it
+	run cvisor do --cpu-seconds 1 --report "$CV_TMP/r.json" -- sh -c 'while :; do :; done'
+	[ "$status" -eq 137 ] || [ "$status" -eq 152 ]
+	[ "$(jq -r .limits_hit.cpu_seconds "$CV_TMP/r.json")" = true ]
+	assert_clean
+}
+
+@test "sandbox: max_file_size limit raises SIGXFSZ and is reported" {
+	requires_root
+	run cvisor do --max-file-size 1KB --report "$CV_TMP/r.json" -- sh -c 'head -c 8192 /dev/zero > big; exit $?'
+	[ "$status" -eq 153 ] # 128 + SIGXFSZ, as the shell reports it
+	[ "$(jq -r .limits_hit.max_file_size "$CV_TMP/r.json")" = true ]
+}
+
+@test "sandbox: open_files sets RLIMIT_NOFILE" {
+	requires_root
+	run cvisor do --open-files 64 -- sh -c 'ulimit -n'
+	[ "$status" -eq 0 ]
+	[ "$output" = 64 ]
+	run cvisor do --open-files 100000000 -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"open_files: 100000000 is above this process's hard limit"* ]]
+	assert_clean
+}
+
+@test "sandbox: max_output_bytes caps each stream" {
+	requires_root
+	run cvisor do --max-output-bytes 10 --report "$CV_TMP/r.json" -- sh -c 'echo 0123456789abcdef'
+	[ "$status" -eq 0 ]
+	[ "$output" = 0123456789 ]
+	[ "$(jq -r .output_truncated.stdout "$CV_TMP/r.json")" = true ]
+}
+
+@test "sandbox: the timeout kills the whole sandbox, children ignoring SIGTERM included" {
+	requires_root
+	local t0=$SECONDS
+	run cvisor do --timeout 1 --report "$CV_TMP/r.json" -- \
+		sh -c 'trap "" TERM; (trap "" TERM; sleep 4711) & sleep 4712'
+	[ "$status" -eq 137 ]
+	[ $((SECONDS - t0)) -lt 10 ]
+	[ "$(jq -r .timed_out "$CV_TMP/r.json")" = true ]
+	! pgrep -f 'sleep 471[12]'
+	assert_clean
+}
+
+@test "sandbox: SIGKILL of cvisor do takes the sandbox with it, nothing is left" {
+	requires_root
+	"$CVISOR" --root "$CV_ROOT" do -- sleep 4713 &
+	local pid=$!
+	cv_track_pid $pid
+	for _ in $(seq 50); do pgrep -f '^sleep 4713' >/dev/null && break; sleep 0.1; done
+	pgrep -f '^sleep 4713'
+	kill -9 $pid
+	for _ in $(seq 50); do pgrep -f '^sleep 4713' >/dev/null || break; sleep 0.1; done
+	! pgrep -f '^sleep 4713'
+	for _ in $(seq 50); do [ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null)" ] && break; sleep 0.1; done
+	assert_clean
+}
+
+@test "sandbox: spec --policy then run behaves as do" {
+	requires_root
+	mkdir -p "$CV_TMP/b"
+	echo '{"memory": "64MB", "env": ["MODE=x"]}' > "$CV_TMP/policy.json"
+	run "$CVISOR" spec --policy "$CV_TMP/policy.json" --bundle "$CV_TMP/b"
+	[ "$status" -eq 0 ]
+	[ -d "$CV_TMP/b/rootfs" ]
+	[ "$(jq -r .linux.resources.memory.limit "$CV_TMP/b/config.json")" = 67108864 ]
+	update_config '.process.args = ["sh", "-c", "touch /usr/x 2>&1; pwd; echo $MODE; env | grep -c SECRET_TOKEN"]' "$CV_TMP/b"
+	SECRET_TOKEN=y run cvisor run --bundle "$CV_TMP/b" "$CV_ID"
+	local via_run="$output"
+	SECRET_TOKEN=y run cvisor do --policy "$CV_TMP/policy.json" -- sh -c 'touch /usr/x 2>&1; pwd; echo $MODE; env | grep -c SECRET_TOKEN'
+	[ "$output" = "$via_run" ]
+	[[ "$output" == *"Read-only file system"* ]]
+	[[ "$output" == *x* ]]
+}
+
+@test "sandbox: a bad policy fails with a message naming the key, nothing left" {
+	requires_root
+	echo '{"memory": "lots"}' > "$CV_TMP/policy.json"
+	run cvisor do --policy "$CV_TMP/policy.json" -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'policy.json: memory: expected a size like "512MB" or a number of bytes, got "lots"'* ]]
+	echo '{"memroy": "1G"}' > "$CV_TMP/policy.json"
+	run cvisor do --policy "$CV_TMP/policy.json" -- true
+	[[ "$output" == *'unknown key "memroy" (did you mean "memory"?)'* ]]
+	run cvisor do --processes 2 -- true
+	[[ "$output" == *'--processes: must be between 8 and 4194304, got "2"'* ]]
+	assert_clean
+}
+
+@test "sandbox: do --check says how each limit is enforced" {
+	requires_root
+	run cvisor do --check
+	[ "$status" -eq 0 ]
+	[[ "$output" == *memory*cgroup* ]]
+	[[ "$output" == *cpu_seconds*"rlimit RLIMIT_CPU"* ]]
+	[[ "$output" == *timeout*supervisor* ]]
+}
