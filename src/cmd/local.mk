@@ -10,3 +10,4 @@ src_cvisor_SOURCES += src/cmd/update.c src/cmd/events.c
 dist_man_MANS += man/cvisor.8
 # sandbox (helper "sandbox")
 src_cvisor_SOURCES += src/cmd/do.c
+dist_man_MANS += man/cvisor-do.1
