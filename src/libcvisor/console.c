@@ -20,7 +20,7 @@
 #include "cleanup.h"
 #include "console.h"
 
-int cv_console_setup(uint32_t rows, uint32_t cols, int *master, cv_error_t *err)
+int cv_console_setup(uint32_t rows, uint32_t cols, bool bind_console, int *master, cv_error_t *err)
 {
 	int ptn = 0, unlock = 0;
 	char slave_path[64];
@@ -45,7 +45,7 @@ int cv_console_setup(uint32_t rows, uint32_t cols, int *master, cv_error_t *err)
 	snprintf(slave_path, sizeof(slave_path), "/dev/pts/%d", ptn);
 	/* /dev/console must exist to be a mount point; a read-only /dev
 	 * without it just means no /dev/console, as with runc. */
-	int cfd = open("/dev/console", O_CREAT | O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int cfd = !bind_console ? -1 : open("/dev/console", O_CREAT | O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (cfd >= 0) {
 		close(cfd);
 		if (mount(slave_path, "/dev/console", NULL, MS_BIND, NULL) < 0)

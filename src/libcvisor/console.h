@@ -3,14 +3,15 @@
 #ifndef CVISOR_CONSOLE_H
 #define CVISOR_CONSOLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "error.h"
 
 /* In the container after pivot_root: opens its /dev/ptmx, makes the slave
- * the controlling terminal and stdio, binds it over /dev/console, and
- * returns the master in *master. */
-int cv_console_setup(uint32_t rows, uint32_t cols, int *master, cv_error_t *err);
+ * the controlling terminal and stdio, binds it over /dev/console (create
+ * only, not exec), and returns the master in *master. */
+int cv_console_setup(uint32_t rows, uint32_t cols, bool bind_console, int *master, cv_error_t *err);
 /* Sends master over the unix socket at path (SCM_RIGHTS), as runc does. */
 int cv_console_send(const char *socket_path, int master, cv_error_t *err);
 /* Sends any fd (a pidfd for --pidfd-socket) the same way. */

@@ -237,9 +237,3 @@ int cvisor_pids(const struct cvisor_context *ctx, const char *id, pid_t **pids, 
 		return r;
 	return cv_cgroup_pids(cg, pids, n, err);
 }
-
-int cvisor_exec(const struct cvisor_context *ctx, const char *id,
-		const struct cvisor_exec_options *opts, int *exit_status, cvisor_error **err)
-{
-	return cv_error(err, ENOSYS, "exec: not implemented yet");
-}

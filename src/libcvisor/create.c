@@ -61,7 +61,7 @@ struct launch {
 	struct cv_container *c;
 };
 
-static int read_whole_file(const char *path, char **out, size_t *len, cv_error_t *err)
+int cv_read_whole_file(const char *path, char **out, size_t *len, cv_error_t *err)
 {
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
@@ -102,7 +102,7 @@ static int write_at(int dirfd, const char *name, const char *data, size_t len, c
 }
 
 /* Writes path atomically: a temporary file next to it, then rename. */
-static int write_pid_file(const char *path, pid_t pid, cv_error_t *err)
+int cv_write_pid_file(const char *path, pid_t pid, cv_error_t *err)
 {
 	cleanup_free char *tmp = NULL;
 	char buf[32];
@@ -265,7 +265,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		config_path = NULL;
 	if (!config_path)
 		return cv_error(err, ENOMEM, "create");
-	r = read_whole_file(config_path, &config_data, &config_len, err);
+	r = cv_read_whole_file(config_path, &config_data, &config_len, err);
 	if (r < 0)
 		return r;
 	r = oci_spec_parse(config_data, config_len, "config.json", &spec, err);
@@ -378,6 +378,9 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid == 0) {
 		close(sock_parent);
+		/* The store lock is a flock on an open file: holding a copy of its
+		 * fd would keep every later command on this container waiting. */
+		close(c->entry->lockfd);
 		int listen = 0;
 		const char *lf = getenv("LISTEN_FDS");
 		if (lf)
@@ -513,7 +516,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 
 	if ((r = set_status(st, "created", err)) < 0 || (r = cv_store_write_state(c->entry, st, err)) < 0)
 		goto fail;
-	if (opts && opts->pid_file && (r = write_pid_file(opts->pid_file, pid, err)) < 0)
+	if (opts && opts->pid_file && (r = cv_write_pid_file(opts->pid_file, pid, err)) < 0)
 		goto fail;
 	if (opts && opts->pidfd_socket) {
 		r = cv_fd_send_to_socket(opts->pidfd_socket, pidfd, "pidfd", err);
@@ -671,7 +674,7 @@ static int exit_status_of(int status)
 
 /* Waits for our child, forwarding the signals a terminal or supervisor
  * sends to the runtime, as runc does. */
-static int wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err)
+int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err)
 {
 	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP };
 	sigset_t mask, old;
@@ -758,7 +761,7 @@ int cvisor_run(const struct cvisor_context *ctx, const char *id,
 		if (r < 0)
 			goto out;
 	}
-	r = wait_forwarding(L.pid, L.pidfd, exit_status, err);
+	r = cv_wait_forwarding(L.pid, L.pidfd, exit_status, err);
 	if (r < 0)
 		goto out;
 	{

@@ -3,6 +3,8 @@
 #define CVISOR_CREATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 #include "error.h"
 #include "status.h"
@@ -16,5 +18,11 @@ int cv_container_kill_wait(struct cv_container *c, cv_error_t *err);
 
 /* The config.json copy kept in the state directory at create. */
 int cv_container_spec(struct cv_container *c, oci_spec **out, cv_error_t *err);
+
+int cv_read_whole_file(const char *path, char **out, size_t *len, cv_error_t *err);
+int cv_write_pid_file(const char *path, pid_t pid, cv_error_t *err);
+/* Waits for our child pid, forwarding the runtime's signals to it; the exit
+ * status is 128+signal when it was killed. */
+int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err);
 
 #endif

@@ -271,7 +271,7 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 	if (p->terminal) {
 		cleanup_close int master = -1;
 		r = cv_console_setup(p->has_console_size ? p->console_height : 0,
-				     p->has_console_size ? p->console_width : 0, &master, err);
+				     p->has_console_size ? p->console_width : 0, true, &master, err);
 		if (r < 0)
 			return r;
 		r = cv_sync_send(c->sync_fd, CV_SYNC_CONSOLE, 0, NULL, 0, master, err);

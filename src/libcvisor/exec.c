@@ -1,0 +1,435 @@
+/* exec: a new process in a running container. The runtime points its
+ * pid_for_children at the container's pid namespace (setns on a verified
+ * pidfd of the init), clones the process straight into it, puts it in the
+ * cgroup; the child joins the other namespaces through the same pidfd,
+ * applies the process settings and execs. No second fork is needed. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "cleanup.h"
+#include "console.h"
+#include "create.h"
+#include "cvisor.h"
+#include "namespaces.h"
+#include "process-attrs.h"
+#include "process.h"
+#include "log.h"
+#include "safe-path.h"
+#include "seccomp.h"
+#include "status.h"
+#include "sync.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+struct exec_child {
+	const oci_process *p;
+	int init_pidfd;
+	int ns_flags;      /* every namespace of the container except pid */
+	bool userns;
+	int sync_fd;
+	int preserve_fds;
+	const struct cv_seccomp *seccomp;
+};
+
+/* Names added by --cap go to bounding, effective, permitted and ambient,
+ * never inheritable (CVE-2022-29162). */
+static int strv_append(oci_strv *dst, const oci_strv *src, char *const *extra, cv_error_t *err)
+{
+	size_t n = 0;
+	while (extra && extra[n])
+		n++;
+	char **v = calloc(src->len + n + 1, sizeof(char *));
+	if (!v)
+		return cv_error(err, ENOMEM, "exec caps");
+	for (size_t i = 0; i < src->len; i++)
+		v[i] = src->v[i];
+	for (size_t i = 0; i < n; i++)
+		v[src->len + i] = extra[i];
+	dst->v = v;
+	dst->len = src->len + n;
+	dst->set = true;
+	return 0;
+}
+
+static int parse_user(const char *s, oci_user *u, cv_error_t *err)
+{
+	char *end;
+	errno = 0;
+	unsigned long uid = strtoul(s, &end, 10);
+	if (errno || end == s || (*end && *end != ':') || uid > UINT32_MAX)
+		return cv_error(err, EINVAL, "--user \"%s\": expected uid[:gid] (numbers)", s);
+	u->uid = (uint32_t)uid;
+	if (*end == ':') {
+		const char *g = end + 1;
+		unsigned long gid = strtoul(g, &end, 10);
+		if (errno || end == g || *end || gid > UINT32_MAX)
+			return cv_error(err, EINVAL, "--user \"%s\": expected uid[:gid] (numbers)", s);
+		u->gid = (uint32_t)gid;
+	}
+	return 0;
+}
+
+static int merge_env(const oci_strv *base, char *const *add, oci_strv *out, cv_error_t *err)
+{
+	size_t n = 0;
+	while (add && add[n])
+		n++;
+	char **v = calloc(base->len + n + 1, sizeof(char *));
+	size_t k = 0;
+	if (!v)
+		return cv_error(err, ENOMEM, "exec env");
+	for (size_t i = 0; i < base->len; i++)
+		v[k++] = base->v[i];
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(add[i], '=');
+		size_t klen = eq ? (size_t)(eq - add[i]) : strlen(add[i]);
+		size_t j;
+		for (j = 0; j < k; j++)
+			if (strncmp(v[j], add[i], klen) == 0 && v[j][klen] == '=')
+				break;
+		v[j] = add[i];
+		if (j == k)
+			k++;
+	}
+	out->v = v;
+	out->len = k;
+	out->set = true;
+	return 0;
+}
+
+static int exec_child_setup(const struct exec_child *x, char **exe, cv_error_t *err)
+{
+	const oci_process *p = x->p;
+	int r;
+
+	if (x->ns_flags && setns(x->init_pidfd, x->ns_flags) < 0)
+		return cv_error_errno(err, "join the container's namespaces");
+	if (setsid() < 0)
+		return cv_error_errno(err, "setsid");
+	if (p->terminal) {
+		cleanup_close int master = -1;
+		r = cv_console_setup(p->has_console_size ? p->console_height : 0,
+				     p->has_console_size ? p->console_width : 0, false, &master, err);
+		if (r < 0)
+			return r;
+		r = cv_sync_send(x->sync_fd, CV_SYNC_CONSOLE, 0, NULL, 0, master, err);
+		if (r < 0)
+			return r;
+	}
+	if ((r = cv_rlimits_apply(p, err)) < 0 || (r = cv_oom_score_adj_apply(p, err)) < 0 ||
+	    (r = cv_scheduler_apply(p, err)) < 0 || (r = cv_io_priority_apply(p, err)) < 0)
+		return r;
+	if (p->apparmor_profile && *p->apparmor_profile) {
+		cleanup_free char *v = NULL;
+		if (asprintf(&v, "exec %s", p->apparmor_profile) < 0)
+			return cv_error(err, ENOMEM, "apparmor");
+		r = cv_procfs_write("self/attr/apparmor/exec", v, strlen(v), err);
+		if (r < 0)
+			return cv_error_prefix(err, "process.apparmorProfile \"%s\"", p->apparmor_profile);
+	}
+	if (p->selinux_label && *p->selinux_label) {
+		r = cv_procfs_write("self/attr/exec", p->selinux_label, strlen(p->selinux_label), err);
+		if (r < 0)
+			return cv_error_prefix(err, "process.selinuxLabel \"%s\"", p->selinux_label);
+	}
+	umask(p->user.umask.set ? p->user.umask.v : 022);
+	if (x->seccomp && !p->no_new_privileges) {
+		int notify = -1;
+		r = cv_seccomp_load(x->seccomp, &notify, err);
+		if (r < 0)
+			return cv_error_prefix(err, "seccomp");
+	}
+	r = cv_process_set_user_caps(p, !x->userns, err);
+	if (r < 0)
+		return r;
+	if (p->cwd && chdir(p->cwd) < 0)
+		return cv_error_errno(err, "cwd: chdir `%s`", p->cwd);
+	return cv_find_executable(p->args.v[0], p->env.v, exe, err);
+}
+
+__attribute__((noreturn)) static void exec_child_main(const struct exec_child *x)
+{
+	cleanup_error cv_error_t err = NULL;
+	char *exe = NULL;
+	int r = exec_child_setup(x, &exe, &err);
+	if (r < 0)
+		goto fail;
+	if (syscall(SYS_close_range, 3 + x->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		cv_error_errno(&err, "close_range");
+		goto fail;
+	}
+	for (int fd = 3; fd < 3 + x->preserve_fds; fd++) {
+		int fl = fcntl(fd, F_GETFD);
+		if (fl >= 0)
+			(void)fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
+	}
+	if (x->p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");
+		goto fail;
+	}
+	if (x->seccomp && x->p->no_new_privileges) {
+		int notify = -1;
+		if (cv_seccomp_load(x->seccomp, &notify, &err) < 0) {
+			cv_error_prefix(&err, "seccomp");
+			goto fail;
+		}
+	}
+	execve(exe, x->p->args.v, x->p->env.v);
+	cv_error_errno(&err, "exec `%s`", exe);
+fail:
+	cv_sync_send_error(x->sync_fd, err);
+	_exit(127);
+}
+
+static void seccomp_freep(struct cv_seccomp **s)
+{
+	cv_seccomp_free(*s);
+}
+
+static void oci_process_freep(oci_process **p)
+{
+	if (*p)
+		oci_process_free(*p);
+}
+
+int cvisor_exec(const struct cvisor_context *ctx, const char *id,
+		const struct cvisor_exec_options *opts, int *exit_status, cvisor_error **err)
+{
+	cleanup_container struct cv_container *c = NULL;
+	cleanup_spec oci_spec *spec = NULL;
+	__attribute__((cleanup(oci_process_freep))) oci_process *file_proc = NULL;
+	__attribute__((cleanup(seccomp_freep))) struct cv_seccomp *seccomp = NULL;
+	cleanup_close int init_pidfd = -1, pidfd = -1, own_pidns = -1, sp = -1, sc = -1, master = -1;
+	cleanup_free char **bnd = NULL, **eff = NULL, **prm = NULL, **amb = NULL, **envv = NULL;
+	cleanup_free uint32_t *gids = NULL;
+	struct cv_ns_plan plan;
+	const char *status;
+	oci_process proc;
+	int r;
+
+	r = cv_container_load(ctx, id, &c, err);
+	if (r < 0)
+		return r;
+	r = cv_container_status(c, &status, err);
+	if (r < 0)
+		return r;
+	if (strcmp(status, "running") != 0 && strcmp(status, "created") != 0)
+		return cv_error(err, EINVAL, "cannot exec in a %s container", status);
+	r = cv_container_spec(c, &spec, err);
+	if (r < 0)
+		return r;
+	if (opts->process_path) {
+		cleanup_free char *data = NULL;
+		size_t len;
+		r = cv_read_whole_file(opts->process_path, &data, &len, err);
+		if (r < 0)
+			return r;
+		r = oci_process_parse(data, len, "process.json", &file_proc, err);
+		if (r < 0)
+			return r;
+		proc = *file_proc;
+	} else {
+		if (!spec->process)
+			return cv_error(err, EINVAL, "config.json: process: required");
+		proc = *spec->process;
+		proc.terminal = opts->tty;
+		proc.has_console_size = false;
+		if (!opts->args || !opts->args[0])
+			return cv_error(err, EINVAL, "exec: a command is required");
+		size_t n = 0;
+		while (opts->args[n])
+			n++;
+		proc.args.v = (char **)opts->args;
+		proc.args.len = n;
+		if (opts->env && (r = merge_env(&spec->process->env, opts->env, &proc.env, err)) < 0)
+			return r;
+		envv = opts->env ? proc.env.v : NULL;
+		if (opts->cwd)
+			proc.cwd = (char *)opts->cwd;
+		if (opts->user) {
+			proc.user.gid = 0;
+			proc.user.additional_gids = NULL;
+			proc.user.additional_gids_len = 0;
+			if ((r = parse_user(opts->user, &proc.user, err)) < 0)
+				return r;
+		}
+		if (opts->additional_gids_len) {
+			gids = calloc(opts->additional_gids_len, sizeof(uint32_t));
+			if (!gids)
+				return cv_error(err, ENOMEM, "exec");
+			for (size_t i = 0; i < opts->additional_gids_len; i++)
+				gids[i] = opts->additional_gids[i];
+			proc.user.additional_gids = gids;
+			proc.user.additional_gids_len = opts->additional_gids_len;
+		}
+		if (opts->no_new_privs)
+			proc.no_new_privileges = true;
+		if (opts->apparmor)
+			proc.apparmor_profile = (char *)opts->apparmor;
+		if (opts->process_label)
+			proc.selinux_label = (char *)opts->process_label;
+	}
+	static oci_capabilities caps_copy;
+	if (opts->caps && opts->caps[0]) {
+		static const oci_capabilities none;
+		const oci_capabilities *base = proc.capabilities ? proc.capabilities : &none;
+		for (char *const *cp = opts->caps; *cp; cp++)
+			if (cv_cap_from_name(*cp) < 0)
+				return cv_error(err, EINVAL, "--cap: unknown capability \"%s\"", *cp);
+		caps_copy = *base;
+		if ((r = strv_append(&caps_copy.bounding, &base->bounding, opts->caps, err)) < 0)
+			return r;
+		bnd = caps_copy.bounding.v;
+		if ((r = strv_append(&caps_copy.effective, &base->effective, opts->caps, err)) < 0)
+			return r;
+		eff = caps_copy.effective.v;
+		if ((r = strv_append(&caps_copy.permitted, &base->permitted, opts->caps, err)) < 0)
+			return r;
+		prm = caps_copy.permitted.v;
+		if ((r = strv_append(&caps_copy.ambient, &base->ambient, opts->caps, err)) < 0)
+			return r;
+		amb = caps_copy.ambient.v;
+		proc.capabilities = &caps_copy;
+	}
+	if ((r = cv_caps_validate(proc.capabilities, err)) < 0)
+		return r;
+	if (proc.terminal && !opts->console_socket && opts->detach)
+		return cv_error(err, EINVAL,
+				"cannot allocate tty if cvisor will detach without setting console socket");
+	if (!proc.terminal && opts->console_socket)
+		return cv_error(err, EINVAL, "cannot use console socket if cvisor will not allocate tty");
+	if (spec->linux_ && spec->linux_->seccomp) {
+		r = cv_seccomp_compile(spec->linux_->seccomp, &seccomp, err);
+		if (r < 0)
+			return cv_error_prefix(err, "linux.seccomp");
+	}
+	r = cv_ns_plan_build(spec->linux_, &plan, err);
+	if (r < 0)
+		return r;
+	int all_ns = plan.new_flags | plan.join_flags;
+
+	r = cv_pidfd_open_verified(c->state->pid, c->state->pid_start, &init_pidfd, err);
+	if (r == -ESRCH)
+		return cv_error(err, ESRCH, "cannot exec in a stopped container");
+	if (r < 0)
+		return r;
+	struct cv_cgroup *cg = NULL;
+	if (c->state->cgroup_paths.len && (r = cv_container_cgroup(c, &cg, err)) < 0)
+		return r;
+
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return cv_error_errno(err, "socketpair");
+	sp = sv[0];
+	sc = sv[1];
+	/* CVE-2019-5736: see create.c; the clone below lands in the container's
+	 * pid namespace, where its processes can see it until execve. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return cv_error_errno(err, "prctl PR_SET_DUMPABLE");
+	if (all_ns & CLONE_NEWPID) {
+		own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+		if (own_pidns < 0)
+			return cv_error_errno(err, "open `/proc/self/ns/pid`");
+		if (setns(init_pidfd, CLONE_NEWPID) < 0)
+			return cv_error_errno(err, "join the container's pid namespace");
+	}
+	struct clone_args ca = { .flags = CLONE_PIDFD, .pidfd = (uint64_t)(uintptr_t)&pidfd,
+				 .exit_signal = SIGCHLD };
+	/* The store lock must not be inherited (see create.c). */
+	int lockfd = c->entry->lockfd;
+	fflush(NULL);
+	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0) {
+		close(lockfd);
+		close(sp);
+		struct exec_child x = {
+			.p = &proc,
+			.init_pidfd = init_pidfd,
+			.ns_flags = all_ns & ~CLONE_NEWPID,
+			.userns = (all_ns & CLONE_NEWUSER) != 0,
+			.sync_fd = sc,
+			.preserve_fds = opts->preserve_fds,
+			.seccomp = seccomp,
+		};
+		exec_child_main(&x);
+	}
+	int clone_errno = errno;
+	if (own_pidns >= 0 && setns(own_pidns, CLONE_NEWPID) < 0)
+		cv_warn("restore the runtime's pid namespace: %s", strerror(errno));
+	if (pid < 0)
+		return cv_error(err, clone_errno, "exec: clone");
+	close(steal_fd(&sc));
+	/* The container record stays readable for others while we wait. */
+	if (cg && (r = cv_cgroup_enter(cg, pid, err)) < 0)
+		goto fail;
+
+	struct cv_sync_msg m = { .fd = -1 };
+	for (;;) {
+		r = cv_sync_recv(sp, &m, err);
+		if (r < 0) {
+			/* EOF: execve closed the socket, the process runs. */
+			cv_error_release(err);
+			r = 0;
+			break;
+		}
+		if (m.type == CV_SYNC_CONSOLE) {
+			master = steal_fd(&m.fd);
+			cv_sync_msg_release(&m);
+			if (opts->console_socket) {
+				r = cv_console_send(opts->console_socket, master, err);
+				if (r < 0)
+					goto fail;
+				close(steal_fd(&master));
+			}
+			continue;
+		}
+		if (m.type == CV_SYNC_ERROR) {
+			cv_error(err, 0, "%s", m.payload);
+			if (*err && m.errnum > 0)
+				(*err)->errnum = m.errnum;
+			r = m.errnum > 0 ? -m.errnum : -1;
+		} else
+			r = cv_error(err, EPROTO, "exec: unexpected message %u", m.type);
+		cv_sync_msg_release(&m);
+		goto fail;
+	}
+	if (opts->pid_file && (r = cv_write_pid_file(opts->pid_file, pid, err)) < 0)
+		goto fail;
+	if (opts->pidfd_socket && (r = cv_fd_send_to_socket(opts->pidfd_socket, pidfd, "pidfd", err)) < 0)
+		goto fail;
+	cv_container_free(steal_pointer(&c));
+	if (opts->detach)
+		return 0;
+	if (master >= 0 && (r = cv_console_relay(master, pidfd, err)) < 0)
+		return r;
+	return cv_wait_forwarding(pid, pidfd, exit_status, err);
+fail:
+	(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	{
+		int st;
+		(void)waitpid(pid, &st, 0);
+	}
+	(void)envv;
+	(void)bnd;
+	(void)eff;
+	(void)prm;
+	(void)amb;
+	return r;
+}
