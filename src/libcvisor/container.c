@@ -155,15 +155,15 @@ int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal, bo
 		return cv_cgroup_kill(cg, signal, err);
 	}
 	if (strcmp(status, "stopped") == 0)
-		return cv_error(err, ESRCH, "container not running");
+		return cv_error_plain(err, ESRCH, "container not running");
 	r = cv_pidfd_open_verified(c->state->pid, c->state->pid_start, &pidfd, err);
 	if (r == -ESRCH)
-		return cv_error(err, ESRCH, "container not running");
+		return cv_error_plain(err, ESRCH, "container not running");
 	if (r < 0)
 		return r;
 	if (syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0) < 0) {
 		if (errno == ESRCH)
-			return cv_error(err, ESRCH, "no such process");
+			return cv_error_plain(err, ESRCH, "no such process");
 		return cv_error_errno(err, "kill container \"%s\" with signal %d", id, signal);
 	}
 	return 0;
@@ -181,7 +181,7 @@ int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force, 
 	/* A created container never ran user code: delete kills it, as runc. */
 	if (strcmp(status, "stopped") != 0) {
 		if (!force && strcmp(status, "created") != 0)
-			return cv_error(err, EBUSY, "cannot delete container %s that is not stopped: %s",
+			return cv_error_plain(err, EBUSY, "cannot delete container %s that is not stopped: %s",
 					id, status);
 		r = cv_container_kill_wait(c, err);
 		if (r < 0)
@@ -199,7 +199,7 @@ int cvisor_pause(const struct cvisor_context *ctx, const char *id, cvisor_error 
 	if (r < 0)
 		return r;
 	if (strcmp(status, "running") != 0 && strcmp(status, "created") != 0)
-		return cv_error(err, EINVAL, "container not running");
+		return cv_error_plain(err, EINVAL, "container not running");
 	if ((r = cv_container_cgroup(c, &cg, err)) < 0)
 		return r;
 	return cv_cgroup_freeze(cg, true, err);
@@ -214,7 +214,7 @@ int cvisor_resume(const struct cvisor_context *ctx, const char *id, cvisor_error
 	if (r < 0)
 		return r;
 	if (strcmp(status, "paused") != 0)
-		return cv_error(err, EINVAL, "container not paused");
+		return cv_error_plain(err, EINVAL, "container not paused");
 	if ((r = cv_container_cgroup(c, &cg, err)) < 0)
 		return r;
 	return cv_cgroup_freeze(cg, false, err);

@@ -280,10 +280,10 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		return cv_error(err, EINVAL, "config.json: root.path: required");
 	const char *console_socket = opts ? opts->console_socket : NULL;
 	if (spec->process->terminal && !console_socket && (!L->run_mode || L->detach))
-		return cv_error(err, EINVAL,
+		return cv_error_plain(err, EINVAL,
 				"cannot allocate tty if cvisor will detach without setting console socket");
 	if (!spec->process->terminal && console_socket)
-		return cv_error(err, EINVAL,
+		return cv_error_plain(err, EINVAL,
 				"cannot use console socket if cvisor will not detach or allocate tty");
 	if ((r = cv_caps_validate(spec->process->capabilities, err)) < 0 ||
 	    (r = cv_attrs_validate(spec, err)) < 0 || (r = cv_ns_plan_build(spec->linux_, &plan, err)) < 0)
@@ -619,14 +619,14 @@ int cvisor_start(const struct cvisor_context *ctx, const char *id, cvisor_error 
 		return r;
 	if (strcmp(status, "created") != 0) {
 		if (strcmp(status, "stopped") == 0)
-			return cv_error(err, EINVAL, "cannot start a container that has stopped");
+			return cv_error_plain(err, EINVAL, "cannot start a container that has stopped");
 		if (strcmp(status, "running") == 0)
-			return cv_error(err, EINVAL, "cannot start an already running container");
-		return cv_error(err, EINVAL, "cannot start a container in the %s state", status);
+			return cv_error_plain(err, EINVAL, "cannot start an already running container");
+		return cv_error_plain(err, EINVAL, "cannot start a container in the %s state", status);
 	}
 	r = cv_pidfd_open_verified(c->state->pid, c->state->pid_start, &pidfd, err);
 	if (r == -ESRCH)
-		return cv_error(err, EINVAL, "cannot start a container that has stopped");
+		return cv_error_plain(err, EINVAL, "cannot start a container that has stopped");
 	if (r < 0)
 		return r;
 	fifo = openat(c->entry->dirfd, "exec.fifo", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -650,7 +650,7 @@ int cvisor_start(const struct cvisor_context *ctx, const char *id, cvisor_error 
 				continue;
 		}
 		if (p[1].revents & POLLIN)
-			return cv_error(err, ESRCH, "start: the container process exited before it started");
+			return cv_error_plain(err, ESRCH, "start: the container process exited before it started");
 		if (p[0].revents & POLLHUP)
 			return cv_error(err, EPIPE, "start: the container process closed the exec fifo");
 	}

@@ -231,7 +231,7 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 	if (r < 0)
 		return r;
 	if (strcmp(status, "running") != 0 && strcmp(status, "created") != 0)
-		return cv_error(err, EINVAL, "cannot exec in a %s container", status);
+		return cv_error_plain(err, EINVAL, "cannot exec in a %s container", status);
 	r = cv_container_spec(c, &spec, err);
 	if (r < 0)
 		return r;
@@ -311,10 +311,10 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 	if ((r = cv_caps_validate(proc.capabilities, err)) < 0)
 		return r;
 	if (proc.terminal && !opts->console_socket && opts->detach)
-		return cv_error(err, EINVAL,
+		return cv_error_plain(err, EINVAL,
 				"cannot allocate tty if cvisor will detach without setting console socket");
 	if (!proc.terminal && opts->console_socket)
-		return cv_error(err, EINVAL, "cannot use console socket if cvisor will not allocate tty");
+		return cv_error_plain(err, EINVAL, "cannot use console socket if cvisor will not allocate tty");
 	if (spec->linux_ && spec->linux_->seccomp) {
 		r = cv_seccomp_compile(spec->linux_->seccomp, &seccomp, err);
 		if (r < 0)
@@ -327,7 +327,7 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 
 	r = cv_pidfd_open_verified(c->state->pid, c->state->pid_start, &init_pidfd, err);
 	if (r == -ESRCH)
-		return cv_error(err, ESRCH, "cannot exec in a stopped container");
+		return cv_error_plain(err, ESRCH, "cannot exec in a stopped container");
 	if (r < 0)
 		return r;
 	struct cv_cgroup *cg = NULL;

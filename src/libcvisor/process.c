@@ -20,6 +20,7 @@
 #include "mounts.h"
 #include "process-attrs.h"
 #include "process.h"
+#include "status.h"
 #include "sync.h"
 
 #ifndef CLONE_NEWTIME

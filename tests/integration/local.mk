@@ -21,3 +21,7 @@ tests_integration_fs_run_LDADD = libcvisor-core.la $(DEPS_LIBS)
 # seccomp (helper "seccomp"): the notify agent the seccomp tests talk to
 check_PROGRAMS += tests/integration/seccomp-agent
 tests_integration_seccomp_agent_SOURCES = tests/integration/seccomp-agent.c
+
+# lifecycle (helper "lifecycle"): console-socket receiver for console.bats/exec.bats
+check_PROGRAMS += tests/integration/recvtty
+tests_integration_recvtty_SOURCES = tests/integration/recvtty.c

@@ -1,0 +1,189 @@
+#!/usr/bin/env bats
+# create / start / run / kill / delete / pause / resume and the state after
+# each verb, including after failures (nothing left behind).
+
+load helpers
+
+setup() {
+	cv_setup
+	requires_root
+	make_bundle
+	cd "$CV_BUNDLE"
+}
+
+teardown() {
+	cv_teardown
+}
+
+# No state entry and no cgroup directory named after the id remain.
+assert_gone() {
+	local id="$1"
+	[ ! -e "$CV_ROOT/$id" ]
+	run _cv_id_cgroups
+	[ -z "$output" ]
+}
+
+status_of() {
+	cvisor state "$1" | jq -r .status
+}
+
+@test "run /bin/true exits 0 and leaves nothing behind" {
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 0 ]
+	assert_gone "$CV_ID"
+}
+
+@test "run returns the exit code of the process" {
+	update_config '.process.args = ["sh", "-c", "exit 3"]'
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 3 ]
+	assert_gone "$CV_ID"
+}
+
+@test "run returns 128+signal when the process is killed" {
+	update_config '.process.args = ["sleep", "100"]'
+	"$CVISOR" --root "$CV_ROOT" run "$CV_ID" </dev/null >/dev/null 2>&1 &
+	runpid=$!
+	cv_track_pid "$runpid"
+	for _ in $(seq 100); do [ "$(status_of "$CV_ID" 2>/dev/null)" = running ] && break; sleep 0.05; done
+	cvisor kill "$CV_ID" KILL
+	rc=0
+	wait "$runpid" || rc=$?
+	[ "$rc" -eq $((128 + 9)) ]
+	assert_gone "$CV_ID"
+}
+
+@test "run forwards signals it receives to the container process" {
+	update_config '.process.args = ["sh", "-c", "trap \"exit 42\" TERM; while :; do sleep 0.1; done"]'
+	"$CVISOR" --root "$CV_ROOT" run "$CV_ID" </dev/null >/dev/null 2>&1 &
+	runpid=$!
+	cv_track_pid "$runpid"
+	for _ in $(seq 100); do [ "$(status_of "$CV_ID" 2>/dev/null)" = running ] && break; sleep 0.05; done
+	sleep 0.2 # let the shell install its trap
+	kill -TERM "$runpid"
+	rc=0
+	wait "$runpid" || rc=$?
+	[ "$rc" -eq 42 ]
+	assert_gone "$CV_ID"
+}
+
+@test "rlimits: a hard limit above the current one is refused with a clear error" {
+	hard="$(ulimit -Hn)"
+	update_config ".process.rlimits = [{\"type\": \"RLIMIT_NOFILE\", \"soft\": $((hard + 1)), \"hard\": $((hard + 1))}]"
+	run cvisor run "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"setrlimit RLIMIT_NOFILE (soft $((hard + 1)), hard $((hard + 1))): Operation not permitted"* ]]
+	assert_gone "$CV_ID"
+}
+
+@test "create, start, kill, delete: state after every verb" {
+	update_config '.process.args = ["sleep", "100"]'
+	cvisor create --pid-file "$CV_TMP/pid" "$CV_ID" </dev/null >/dev/null 2>&1
+	[ "$(status_of "$CV_ID")" = created ]
+	pid="$(cvisor state "$CV_ID" | jq -r .pid)"
+	[ "$pid" = "$(cat "$CV_TMP/pid")" ]
+	# Blocked before execve: still the runtime's image.
+	[ "$(readlink /proc/$pid/exe)" != "$(readlink -f "$CV_BUNDLE/rootfs/bin/busybox")" ]
+	cvisor start "$CV_ID"
+	[ "$(status_of "$CV_ID")" = running ]
+	run cvisor start "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cannot start an already running container"* ]]
+	run cvisor delete "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cannot delete container $CV_ID that is not stopped: running"* ]]
+	cvisor kill "$CV_ID" KILL
+	# The process is no longer ours to reap: wait for it to be gone.
+	for _ in $(seq 100); do [ "$(status_of "$CV_ID")" = stopped ] && break; sleep 0.05; done
+	[ "$(status_of "$CV_ID")" = stopped ]
+	[ "$(cvisor state "$CV_ID" | jq -r .pid)" = 0 ]
+	run cvisor kill "$CV_ID" TERM
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"container not running"* ]]
+	run cvisor start "$CV_ID"
+	[[ "$output" == *"cannot start a container that has stopped"* ]]
+	cvisor delete "$CV_ID"
+	assert_gone "$CV_ID"
+	run cvisor state "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"container \"$CV_ID\" does not exist"* ]]
+}
+
+@test "delete of a created container kills it; delete --force of a running one" {
+	update_config '.process.args = ["sleep", "100"]'
+	cvisor create "$CV_ID" </dev/null >/dev/null 2>&1
+	pid="$(cvisor state "$CV_ID" | jq -r .pid)"
+	cvisor delete "$CV_ID"
+	assert_gone "$CV_ID"
+	! kill -0 "$pid" 2>/dev/null || grep -q '^State:.*Z' /proc/$pid/status
+
+	id2="$(cv_new_id)"
+	cvisor run -d "$id2" </dev/null >/dev/null 2>&1
+	[ "$(status_of "$id2")" = running ]
+	cvisor delete --force "$id2"
+	assert_gone "$id2"
+}
+
+@test "kill and delete of a missing container use the runc words" {
+	run cvisor kill nothere-$$ KILL
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'container "nothere-'*'" does not exist'* ]]
+	run cvisor delete nothere-$$
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"does not exist"* ]]
+}
+
+@test "pause and resume" {
+	update_config '.process.args = ["sleep", "100"]'
+	cvisor run -d "$CV_ID" </dev/null >/dev/null 2>&1
+	cvisor pause "$CV_ID"
+	[ "$(status_of "$CV_ID")" = paused ]
+	run cvisor resume "$CV_ID"
+	[ "$status" -eq 0 ]
+	[ "$(status_of "$CV_ID")" = running ]
+	run cvisor resume "$CV_ID"
+	[[ "$output" == *"container not paused"* ]]
+	run cvisor ps "$CV_ID"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *sleep* ]]
+	cvisor delete --force "$CV_ID"
+	assert_gone "$CV_ID"
+}
+
+@test "a missing rootfs is a clear error and leaves nothing" {
+	update_config '.root.path = "nowhere"'
+	run cvisor run "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"nowhere"* ]]
+	assert_gone "$CV_ID"
+}
+
+@test "a failure inside the container process is reported with context and cleaned up" {
+	update_config '.process.args = ["does-not-exist"]'
+	run cvisor run "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'"does-not-exist": executable file not found in $PATH'* ]]
+	assert_gone "$CV_ID"
+	run cvisor create "$CV_ID"
+	[ "$status" -ne 0 ]
+	assert_gone "$CV_ID"
+}
+
+@test "the container process of a failed create is killed" {
+	update_config '.process.capabilities.bounding += ["CAP_NOT_A_CAP"]'
+	run cvisor run "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"CAP_NOT_A_CAP"* ]]
+	assert_gone "$CV_ID"
+}
+
+@test "list shows containers with their status" {
+	update_config '.process.args = ["sleep", "100"]'
+	cvisor create "$CV_ID" </dev/null >/dev/null 2>&1
+	run cvisor list
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$CV_ID"*created* ]]
+	cvisor delete "$CV_ID"
+	run cvisor list -q
+	[ -z "$output" ]
+}
