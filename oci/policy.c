@@ -25,7 +25,7 @@
 #define POLICY_MAX_LIST 4096
 #define POLICY_MAX_PATH 4096
 
-enum kind { K_PATH, K_PATH_LIST, K_ENV_LIST, K_NETWORK, K_SIZE, K_COUNT, K_CPUS, K_SECONDS, K_USER };
+enum kind { K_PATH, K_PATH_LIST, K_ENV_LIST, K_NETWORK, K_BOOL, K_SIZE, K_COUNT, K_CPUS, K_SECONDS, K_USER };
 
 struct key {
 	const char *name;
@@ -42,6 +42,7 @@ static const struct key keys[] = {
 	{ "deny_write", K_PATH_LIST, OFF(deny_write), 0, 0 },
 	{ "deny_read", K_PATH_LIST, OFF(deny_read), 0, 0 },
 	{ "network", K_NETWORK, OFF(network), 0, 0 },
+	{ "allow_host_loopback", K_BOOL, OFF(allow_host_loopback), 0, 0 },
 	{ "env", K_ENV_LIST, OFF(env), 0, 0 },
 	{ "memory", K_SIZE, OFF(memory), OCI_POLICY_MIN_MEMORY, INT64_MAX },
 	{ "cpus", K_CPUS, OFF(cpus_milli), OCI_POLICY_MIN_CPUS_MILLI, OCI_POLICY_MAX_CPUS_MILLI },
@@ -419,6 +420,21 @@ static int read_scalar(const struct key *k, const struct val *v, const struct sr
 	}
 	case K_USER:
 		return read_user(v, src, p, err);
+	case K_BOOL: {
+		oci_opt_bool *o = (oci_opt_bool *)(base + k->off);
+		bool is_bool = v->node ? v->node->type == JT_TRUE || v->node->type == JT_FALSE : false;
+		if (is_bool) {
+			o->v = v->node->type == JT_TRUE;
+		} else if (!v->node && v->len == 4 && memcmp(v->s, "true", 4) == 0) {
+			o->v = true;
+		} else if (!v->node && v->len == 5 && memcmp(v->s, "false", 5) == 0) {
+			o->v = false;
+		} else {
+			return expected(err, src, v, "true or false");
+		}
+		o->set = true;
+		return 0;
+	}
 	case K_SIZE: {
 		static const char what[] = "a size like \"512MB\" or a number of bytes";
 		if (!val_has_text(v))
@@ -758,6 +774,14 @@ int oci_policy_emit(const oci_policy *p, bool pretty, char **out, size_t *out_le
 				gen_str(&w, oci_policy_network_name(p->network));
 			}
 			break;
+		case K_BOOL: {
+			const oci_opt_bool *o = (const oci_opt_bool *)(base + k->off);
+			if (o->set) {
+				gen_str(&w, k->name);
+				GEN(&w, yajl_gen_bool(g, o->v));
+			}
+			break;
+		}
 		case K_USER:
 			if (p->user_set) {
 				snprintf(buf, sizeof(buf), "%u:%u", p->uid, p->gid);

@@ -9,6 +9,7 @@
  *     "deny_write": ["/home/me/project/.git"],
  *     "deny_read": ["~/secrets"],        added to the default credential list
  *     "network": "none",                 none | outbound | host
+ *     "allow_host_loopback": false,      outbound: host's 127.0.0.1 at 10.0.2.2
  *     "env": ["EDITOR", "LC_*", "MODE=test"],  added to the default allowlist
  *     "memory": "512MB", "cpus": 1.5, "cpu_seconds": 60, "processes": 64,
  *     "max_file_size": "1G", "open_files": 256, "timeout": 30,
@@ -54,6 +55,7 @@ typedef struct {
 	oci_strv env;    /* "NAME", "PREFIX*" (allowlist) or "NAME=value" */
 	bool network_set;
 	enum oci_policy_network network;
+	oci_opt_bool allow_host_loopback; /* "outbound": the host's 127.0.0.1 at 10.0.2.2 */
 	oci_opt_u64 memory;        /* bytes */
 	oci_opt_u64 cpus_milli;    /* thousandths of a core */
 	oci_opt_u64 cpu_seconds;

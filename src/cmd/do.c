@@ -37,6 +37,9 @@ static const char help[] =
 	"  --deny-write PATH        read-only even inside a writable directory (repeat)\n"
 	"  --deny-read PATH         unreadable (repeat)\n"
 	"  --network MODE           none (default, loopback only) | host | outbound\n"
+	"                           (outbound: slirp4netns, 10.0.2.100 inside, nothing\n"
+	"                           reachable from outside)\n"
+	"  --allow-host-loopback    outbound: the host's 127.0.0.1 is 10.0.2.2 inside\n"
 	"  --env NAME[=VALUE]       pass NAME (or PREFIX*) through, or set it (repeat)\n"
 	"  --memory SIZE            e.g. 512MB, 1.5G (powers of 1024)\n"
 	"  --cpus N                 cores, fractional\n"
@@ -55,8 +58,10 @@ static const char help[] =
 static const char *const policy_flags[] = {
 	"workspace", "writable", "deny-write", "deny-read", "network", "env", "memory", "cpus",
 	"cpu-seconds", "processes", "max-file-size", "open-files", "timeout", "max-output-bytes",
-	"rootfs", "user",
+	"rootfs", "user", "allow-host-loopback",
 };
+/* the only policy flag without a value: it sets a boolean key to true */
+#define FLAG_NO_VALUE "allow-host-loopback"
 #define NFLAGS (sizeof(policy_flags) / sizeof(policy_flags[0]))
 
 enum { OPT_POLICY = CLI_LONG_ONLY, OPT_REPORT, OPT_CHECK, OPT_FLAG0 };
@@ -91,7 +96,9 @@ int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	opts[n++] = (struct option){ "report", required_argument, NULL, OPT_REPORT };
 	opts[n++] = (struct option){ "check", no_argument, NULL, OPT_CHECK };
 	for (size_t i = 0; i < NFLAGS; i++)
-		opts[n++] = (struct option){ policy_flags[i], required_argument, NULL, OPT_FLAG0 + (int)i };
+		opts[n++] = (struct option){ policy_flags[i],
+					     strcmp(policy_flags[i], FLAG_NO_VALUE) ? required_argument : no_argument,
+					     NULL, OPT_FLAG0 + (int)i };
 	opts[n++] = (struct option)CLI_HELP_OPTION;
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
@@ -113,7 +120,7 @@ int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 			check = true;
 		else if (c >= OPT_FLAG0 && c < OPT_FLAG0 + (int)NFLAGS) {
 			keys[nset] = c - OPT_FLAG0;
-			values[nset++] = optarg;
+			values[nset++] = optarg ? optarg : (char *)"true";
 		} else
 			return cli_option_error(cli, c, argv, help, err);
 	}

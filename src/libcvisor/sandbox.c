@@ -468,6 +468,25 @@ int cv_sandbox_seccomp(oci_seccomp **out, cv_error_t *err)
 
 /* ---- the spec ---- */
 
+/* Finds an executable NAME in $PATH (or the default PATH) and writes its
+ * absolute path to BUF; false when there is none. */
+static bool find_in_path(const char *name, char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = DEFAULT_PATH;
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		if (n > 0 && p[0] == '/') {
+			int w = snprintf(buf, size, "%.*s/%s", (int)n, p, name);
+			if (w > 0 && (size_t)w < size && access(buf, X_OK) == 0)
+				return true;
+		}
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
 int cv_sandbox_host_init(struct cv_sandbox_host *h, cv_error_t *err)
 {
 	extern char **environ;
@@ -492,6 +511,12 @@ int cv_sandbox_host_init(struct cv_sandbox_host *h, cv_error_t *err)
 	h->hard_nofile = rl.rlim_max;
 	h->mountinfo_path = "/proc/self/mountinfo";
 	h->host_root = "/";
+	/* the build tree's hook for tests; the installed one otherwise */
+	const char *hook = getenv("CVISOR_SLIRP_HOOK");
+	h->slirp_hook = hook && hook[0] == '/' ? hook : NULL;
+	h->slirp4netns = find_in_path("slirp4netns", h->slirp4netns_buf, sizeof(h->slirp4netns_buf))
+				 ? h->slirp4netns_buf
+				 : NULL;
 	return 0;
 }
 
@@ -694,13 +719,39 @@ static int build_masks(const oci_policy *p, const struct cv_sandbox_host *h, con
 	return 0;
 }
 
+/* "outbound": a createRuntime hook (run by the runtime once the namespaces
+ * exist, before the program starts) gives the new network namespace
+ * slirp4netns; see hooks/cvisor-slirp.c. */
 static int build_network_hook(const oci_policy *p, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
 {
-	(void)h;
-	(void)s;
-	if (p->network != OCI_POLICY_NET_OUTBOUND)
+	if (p->network != OCI_POLICY_NET_OUTBOUND) {
+		if (p->allow_host_loopback.set && p->allow_host_loopback.v)
+			return cv_error(err, 0, "policy: allow_host_loopback: only meaningful with network \"outbound\"");
 		return 0;
-	return cv_error(err, ENOTSUP, "policy: network: \"outbound\" is not implemented yet (use \"none\" or \"host\")");
+	}
+	const char *hook = h->slirp_hook ? h->slirp_hook : CV_SANDBOX_SLIRP_HOOK;
+	if (access(hook, X_OK) < 0)
+		return cv_error_errno(err, "policy: network: \"outbound\" needs the hook program `%s`", hook);
+	if (!h->slirp4netns)
+		return cv_error(err, 0,
+				"policy: network: \"outbound\" needs slirp4netns, which is not in PATH (Debian package "
+				"slirp4netns)");
+	if (!(s->hooks = calloc(1, sizeof(*s->hooks))) || !(s->hooks->create_runtime.v = calloc(1, sizeof(oci_hook))))
+		return cv_error(err, ENOMEM, "sandbox spec");
+	s->hooks->create_runtime.len = 1;
+	oci_hook *hk = &s->hooks->create_runtime.v[0];
+	if (!(hk->path = strdup(hook)))
+		return cv_error(err, ENOMEM, "sandbox spec");
+	hk->timeout = (oci_opt_i64){ .set = true, .v = CV_SANDBOX_SLIRP_TIMEOUT };
+	const char *base = strrchr(hook, '/') ? strrchr(hook, '/') + 1 : hook;
+	if (strv_add(&hk->args, base, err) < 0 || strv_add(&hk->args, "--slirp4netns", err) < 0 ||
+	    strv_add(&hk->args, h->slirp4netns, err) < 0)
+		return -1;
+	if (p->allow_host_loopback.set && p->allow_host_loopback.v &&
+	    strv_add(&hk->args, "--allow-host-loopback", err) < 0)
+		return -1;
+	/* the hook gets exactly this environment, nothing of the caller's */
+	return strv_add(&hk->env, "PATH=" DEFAULT_PATH, err);
 }
 
 int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *const *args, oci_spec **out,

@@ -84,9 +84,19 @@ struct cv_sandbox_host {
 	/* the host root whose top-level entries are bound (normally "/");
 	 * NULL skips that step (unit tests) */
 	const char *host_root;
-	/* hook program for network "outbound" (NULL: the installed one) */
+	/* hook program for network "outbound" (NULL: CV_SANDBOX_SLIRP_HOOK;
+	 * cv_sandbox_host_init() takes $CVISOR_SLIRP_HOOK, which the test
+	 * harness points at the build tree) */
 	const char *slirp_hook;
+	/* absolute path of slirp4netns (found in $PATH); NULL: not installed */
+	const char *slirp4netns;
+	char slirp4netns_buf[4096];
 };
+
+/* The installed hook of network "outbound" (hooks/cvisor-slirp.c). */
+#define CV_SANDBOX_SLIRP_HOOK CVISOR_LIBEXECDIR "/cvisor-slirp"
+/* Seconds the runtime gives it to bring the interface up. */
+#define CV_SANDBOX_SLIRP_TIMEOUT 30
 
 int cv_sandbox_host_init(struct cv_sandbox_host *host, cv_error_t *err);
 

@@ -323,6 +323,42 @@ static void kill_sandbox(const struct cvisor_context *ctx, const char *id)
 		cv_warn("sandbox: kill: %s", e ? e->msg : "?");
 }
 
+/* ---- hook leftovers ---- */
+
+/* A hook's background processes (network "outbound": the monitor that owns
+ * slirp4netns) end with the container; as the child subreaper of this run
+ * they are re-parented to us, so we wait for them here and nothing of the
+ * run outlives `cvisor do`. Bounded: a stuck one is reported and left. */
+static void reap_orphans(pid_t watcher)
+{
+	uint64_t deadline = now_ms() + 5000;
+	char buf[4096];
+	cleanup_close int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	char *save = NULL;
+	for (char *t = strtok_r(buf, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
+		pid_t pid = (pid_t)strtol(t, NULL, 10);
+		if (pid <= 0 || pid == watcher)
+			continue;
+		cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (pfd >= 0) {
+			uint64_t now = now_ms();
+			struct pollfd pf = { pfd, POLLIN, 0 };
+			if (poll(&pf, 1, now >= deadline ? 0 : (int)(deadline - now)) == 0) {
+				cv_warn("sandbox: process %d left by a hook has not exited", (int)pid);
+				continue;
+			}
+		}
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
 /* ---- one run ---- */
 
 struct run {
@@ -438,6 +474,9 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	if (capped && redirect_output(&R, policy, child_ends, err) < 0)
 		goto out;
 
+	/* orphans of hooks come to us, see reap_orphans() */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		cv_warn("sandbox: PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	struct cvisor_create_options o = { .struct_size = sizeof(o), .bundle = R.bundle };
 	if (capped && swap_output(child_ends[0], child_ends[1], err) < 0)
 		goto out;
@@ -542,6 +581,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 			goto out;
 		R.created = false;
 	}
+	reap_orphans(R.watcher);
 	/* a shell reports its child's death by signal n as exit status 128+n:
 	 * taken as the signal when the matching limit was set */
 	if (policy->cpu_seconds.set && rep->signal == 0 && rep->exit_code == 128 + SIGXCPU)
@@ -557,6 +597,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 out:
 	if (R.created) {
 		destroy_leftover(ctx, R.id, R.bundle);
+		reap_orphans(R.watcher);
 	}
 	for (int i = 1; i < 3; i++)
 		if (R.saved[i] >= 0)
@@ -634,6 +675,18 @@ int cv_sandbox_check(const struct cvisor_context *ctx, FILE *out, cv_error_t *er
 	check_rlimit(out, "open_files", "RLIMIT_NOFILE", RLIMIT_NOFILE);
 	fprintf(out, "%-17s supervisor (SIGKILL to the cgroup and the pid namespace)\n", "timeout");
 	fprintf(out, "%-17s supervisor (stdout and stderr copied through pipes)\n", "max_output_bytes");
-	fprintf(out, "%-17s network \"none\" and \"host\"; \"outbound\" is not implemented yet\n", "network");
+	struct cv_sandbox_host host;
+	cleanup_error cv_error_t e = NULL;
+	if (cv_sandbox_host_init(&host, &e) < 0)
+		fprintf(out, "%-17s \"outbound\" unknown: %s\n", "network", e->msg);
+	else if (!host.slirp4netns)
+		fprintf(out, "%-17s \"none\" and \"host\"; \"outbound\" unavailable: slirp4netns is not in PATH\n",
+			"network");
+	else if (access(host.slirp_hook ? host.slirp_hook : CV_SANDBOX_SLIRP_HOOK, X_OK) < 0)
+		fprintf(out, "%-17s \"none\" and \"host\"; \"outbound\" unavailable: hook `%s`: %s\n", "network",
+			host.slirp_hook ? host.slirp_hook : CV_SANDBOX_SLIRP_HOOK, strerror(errno));
+	else
+		fprintf(out, "%-17s \"none\", \"host\", \"outbound\" (%s through `%s`)\n", "network",
+			host.slirp4netns, host.slirp_hook ? host.slirp_hook : CV_SANDBOX_SLIRP_HOOK);
 	return 0;
 }

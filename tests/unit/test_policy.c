@@ -57,7 +57,7 @@ static void test_full(void)
 			  " \"rootfs\": \"/srv/root\", \"workspace\": \"~/proj\",\n"
 			  " \"writable\": [\"/var/cache/x\", \"~/.cache\"],\n"
 			  " \"deny_write\": [\"~/proj/.git\"], \"deny_read\": [\"/etc/secret\"],\n"
-			  " \"network\": \"host\", \"env\": [\"EDITOR\", \"LC_*\", \"MODE=a=b\"],\n"
+			  " \"network\": \"host\", \"allow_host_loopback\": false, \"env\": [\"EDITOR\", \"LC_*\", \"MODE=a=b\"],\n"
 			  " \"memory\": \"512MB\", \"cpus\": 1.5, \"cpu_seconds\": 60, \"processes\": 64,\n"
 			  " \"max_file_size\": \"1.5G\", \"open_files\": 256, \"timeout\": 2.5,\n"
 			  " \"max_output_bytes\": 4096, \"user\": \"1000:100\"\n"
@@ -73,6 +73,7 @@ static void test_full(void)
 	ok(p->writable.len == 2 && !strcmp(p->writable.v[1], "~/.cache"), "writable list");
 	ok(p->deny_write.len == 1 && p->deny_read.len == 1, "deny lists");
 	ok(p->network_set && p->network == OCI_POLICY_NET_HOST, "network host");
+	ok(p->allow_host_loopback.set && !p->allow_host_loopback.v, "allow_host_loopback false");
 	ok(p->env.len == 3 && !strcmp(p->env.v[2], "MODE=a=b"), "env entries");
 	ok(p->memory.set && p->memory.v == 512ull << 20, "memory 512MB");
 	ok(p->cpus_milli.set && p->cpus_milli.v == 1500, "cpus 1.5");
@@ -154,6 +155,8 @@ static void test_errors(void)
 	fails("{\"network\": \"full\"}",
 	      "policy.json: network: expected \"none\", \"outbound\" or \"host\", got \"full\"");
 	fails("{\"network\": true}", "policy.json: network: expected \"none\", \"outbound\" or \"host\", got true");
+	fails("{\"allow_host_loopback\": \"yes\"}", "policy.json: allow_host_loopback: expected true or false, got \"yes\"");
+	fails("{\"allow_host_loopback\": 1}", "policy.json: allow_host_loopback: expected true or false, got 1");
 	fails("{\"env\": [\"PATH\", \"1X\"]}", "policy.json: env[1]: expected NAME, PREFIX* or NAME=value, got \"1X\"");
 	fails("{\"env\": [\"*\"]}", "policy.json: env[0]: expected NAME, PREFIX* or NAME=value, got \"*\"");
 	fails("{\"env\": \"PATH\"}", "policy.json: env: expected an array of strings, got \"PATH\"");
@@ -196,6 +199,12 @@ static void test_flags(void)
 	ok(oci_policy_set(p, "network", "outbound", &err) == 0 && p->network == OCI_POLICY_NET_OUTBOUND,
 	   "--network outbound");
 	ok(oci_policy_set(p, "user", "0", &err) == 0 && p->uid == 0 && p->gid == 0, "--user 0");
+	ok(oci_policy_set(p, "allow-host-loopback", "true", &err) == 0 && p->allow_host_loopback.set &&
+		   p->allow_host_loopback.v,
+	   "--allow-host-loopback");
+	ok(oci_policy_set(p, "allow_host_loopback", "false", &err) == 0 && p->allow_host_loopback.set &&
+		   !p->allow_host_loopback.v,
+	   "allow_host_loopback false");
 	cv_error_release(&err);
 	bool list = false;
 	ok(oci_policy_has_key("deny-write", &list) && list, "deny-write is a list flag");
@@ -209,6 +218,7 @@ static void test_flags(void)
 	flag_fails("timeout", "soon", "--timeout: expected a number of seconds, got \"soon\"");
 	flag_fails("workspace", "rel", "--workspace: expected an absolute path or one starting with \"~/\", got \"rel\"");
 	flag_fails("bogus", "1", "--bogus: not a policy setting");
+	flag_fails("allow-host-loopback", "maybe", "--allow-host-loopback: expected true or false, got \"maybe\"");
 }
 
 static void test_load(void)

@@ -376,11 +376,76 @@ static void test_paths(void)
 	ok(bad && mount_at(bad, ssh) && !has(&bad->linux_->masked_paths, ssh),
 	   "a default mask holding the workspace is skipped");
 	oci_spec_free(bad);
+}
 
-	cleanup_free char *m3 = NULL;
-	bad = convert("{\"network\": \"outbound\"}", 0, &m3);
-	oci_spec_free(bad);
-	ok(bad == NULL && m3 && strstr(m3, "network"), "outbound fails clearly while it is not implemented");
+/* Converts JSON with the outbound hook at HOOK and slirp4netns at SLIRP. */
+static oci_spec *convert_net(const char *json, const char *hook, const char *slirp, char **msg)
+{
+	cleanup_policy oci_policy *p = policy(json);
+	struct cv_sandbox_host h = host(0);
+	h.slirp_hook = hook;
+	h.slirp4netns = slirp;
+	char *args[] = { "/bin/true", NULL };
+	oci_spec *s = NULL;
+	cv_error_t err = NULL;
+	*msg = NULL;
+	if (!p || cv_sandbox_spec(p, &h, args, &s, &err) < 0) {
+		if (err)
+			*msg = strdup(err->msg);
+		cv_error_release(&err);
+		return NULL;
+	}
+	return s;
+}
+
+static void test_network(void)
+{
+	char *msg = NULL;
+	oci_spec *s = convert_net("{\"network\": \"outbound\"}", "/bin/true", "/usr/bin/slirp4netns", &msg);
+	const oci_hook *hk = s && s->hooks && s->hooks->create_runtime.len == 1 ? &s->hooks->create_runtime.v[0] : NULL;
+	ok(hk != NULL, "outbound: one createRuntime hook");
+	ok(hk && !strcmp(hk->path, "/bin/true") && hk->args.len == 3 && !strcmp(hk->args.v[0], "true") &&
+		   !strcmp(hk->args.v[1], "--slirp4netns") && !strcmp(hk->args.v[2], "/usr/bin/slirp4netns"),
+	   "outbound: the hook gets slirp4netns's path, host loopback not allowed");
+	ok(hk && hk->timeout.set && hk->timeout.v == CV_SANDBOX_SLIRP_TIMEOUT, "outbound: the hook has a timeout");
+	ok(hk && hk->env.len == 1 && !strncmp(hk->env.v[0], "PATH=", 5), "outbound: the hook gets only PATH");
+	ok(s && has_ns(s, "network"), "outbound: a new network namespace");
+	ok(s && !s->hooks->prestart.len && !s->hooks->create_container.len, "outbound: no other hook");
+	oci_spec_free(s);
+	free(msg);
+
+	s = convert_net("{\"network\": \"outbound\", \"allow_host_loopback\": true}", "/bin/true", "/usr/bin/x",
+			&msg);
+	hk = s && s->hooks ? &s->hooks->create_runtime.v[0] : NULL;
+	ok(hk && hk->args.len == 4 && !strcmp(hk->args.v[3], "--allow-host-loopback"),
+	   "allow_host_loopback: passed to the hook");
+	oci_spec_free(s);
+	free(msg);
+
+	s = convert_net("{\"network\": \"none\"}", "/bin/true", "/usr/bin/x", &msg);
+	ok(s && !s->hooks && has_ns(s, "network"), "none: no hook, a network namespace");
+	oci_spec_free(s);
+	free(msg);
+
+	s = convert_net("{\"allow_host_loopback\": true}", "/bin/true", "/usr/bin/x", &msg);
+	ok(!s, "allow_host_loopback without outbound fails");
+	is_str(msg, "policy: allow_host_loopback: only meaningful with network \"outbound\"", "its message");
+	oci_spec_free(s);
+	free(msg);
+
+	s = convert_net("{\"network\": \"outbound\"}", "/nonexistent/cvisor-slirp", "/usr/bin/x", &msg);
+	ok(!s, "outbound with a missing hook fails");
+	is_str(msg, "policy: network: \"outbound\" needs the hook program `/nonexistent/cvisor-slirp`: "
+		    "No such file or directory", "its message");
+	oci_spec_free(s);
+	free(msg);
+
+	s = convert_net("{\"network\": \"outbound\"}", "/bin/true", NULL, &msg);
+	ok(!s, "outbound without slirp4netns fails");
+	is_str(msg, "policy: network: \"outbound\" needs slirp4netns, which is not in PATH (Debian package slirp4netns)",
+	       "its message");
+	oci_spec_free(s);
+	free(msg);
 }
 
 int main(void)
@@ -390,6 +455,7 @@ int main(void)
 	test_limits();
 	test_rootless_and_user();
 	test_paths();
+	test_network();
 	cleanup();
 	return tap_done();
 }
