@@ -8,6 +8,27 @@ setup() {
 	cv_setup
 	SB_BUNDLES="$CV_ROOT-sandbox"
 	mkdir -p "$CV_TMP/home"
+	# network "outbound": the hook of the build tree, not an installed one
+	export CVISOR_SLIRP_HOOK="${CVISOR_SLIRP_HOOK:-$CVISOR_BUILDDIR/hooks/cvisor-slirp}"
+}
+
+requires_outbound() {
+	requires slirp4netns python3
+	[ -x "$CVISOR_SLIRP_HOOK" ] || skip "hook $CVISOR_SLIRP_HOOK not built"
+}
+
+# pids of running slirp4netns processes, sorted
+slirp_pids() {
+	pgrep -x slirp4netns | sort || true
+}
+
+# A TCP server on the host's loopback, port in $HOST_PORT.
+start_host_server() {
+	HOST_PORT=$((20000 + RANDOM % 20000))
+	python3 -m http.server --bind 127.0.0.1 "$HOST_PORT" >"$CV_TMP/http.log" 2>&1 &
+	cv_track_pid $!
+	for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$HOST_PORT") 2>/dev/null && return 0; sleep 0.1; done
+	return 1
 }
 
 teardown() {
@@ -115,6 +136,70 @@ assert_clean() {
 	cv_track_pid $!
 	run cvisor do -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/22 && echo connected || echo refused'
 	[[ "$output" == *refused* ]]
+}
+
+@test "sandbox: network outbound: tap0 through slirp4netns, host loopback only when allowed, slirp4netns gone after" {
+	requires_root
+	requires_outbound
+	local before
+	before="$(slirp_pids)"
+	start_host_server
+	# inside: tap0 with slirp4netns's address, default route to its gateway
+	run cvisor do --network outbound -- sh -c 'ip -4 -o addr show tap0; ip route show default'
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *"tap0"*"inet 10.0.2.100/24"* ]]
+	[[ "${lines[1]}" == "default via 10.0.2.2 dev tap0"* ]]
+	# the host's loopback is refused by default...
+	run cvisor do --network outbound -- \
+		bash -c "exec 3<>/dev/tcp/10.0.2.2/$HOST_PORT && echo connected || echo refused"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *refused* ]]
+	[[ "$output" != *connected* ]]
+	# ...and reachable through the gateway when the policy allows it: a
+	# real HTTP exchange with the test's server
+	echo '{"network": "outbound", "allow_host_loopback": true}' >"$CV_TMP/policy.json"
+	run cvisor do --policy "$CV_TMP/policy.json" -- \
+		bash -c "exec 3<>/dev/tcp/10.0.2.2/$HOST_PORT || exit 1; printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3; head -n 1 <&3"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "HTTP/1.0 200 OK"* ]]
+	# outside: the server saw a client from the host side of slirp4netns
+	grep -q '"GET / HTTP/1.0" 200' "$CV_TMP/http.log"
+	run cvisor do --network outbound --allow-host-loopback -- \
+		bash -c "exec 3<>/dev/tcp/10.0.2.2/$HOST_PORT && echo connected"
+	[ "$output" = connected ]
+	# no slirp4netns of these runs is left (cvisor do waits for it)
+	[ "$(slirp_pids)" = "$before" ]
+	assert_clean
+}
+
+@test "sandbox: network outbound: a server inside is not reachable from the host" {
+	requires_root
+	requires_outbound
+	local port=$((20000 + RANDOM % 20000)) before
+	before="$(slirp_pids)"
+	mkdir "$CV_TMP/ws"
+	cvisor do --network outbound --workspace "$CV_TMP/ws" -- bash -c "
+		python3 -m http.server --bind 0.0.0.0 $port >/dev/null 2>&1 &
+		for i in \$(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+		(exec 3<>/dev/tcp/127.0.0.1/$port) && echo listening > ready
+		(exec 3<>/dev/tcp/10.0.2.100/$port) && echo on-tap0 >> ready
+		for i in \$(seq 300); do [ -e stop ] && break; sleep 0.1; done" 3>&- &
+	cv_track_pid $!
+	local do_pid=$!
+	for _ in $(seq 100); do [ -s "$CV_TMP/ws/ready" ] && grep -q on-tap0 "$CV_TMP/ws/ready" && break; sleep 0.1; done
+	# inside: the server answers on loopback and on tap0's address
+	[ "$(cat "$CV_TMP/ws/ready")" = "$(printf 'listening\non-tap0')" ]
+	# outside: slirp4netns runs, no host socket listens on that port, and
+	# connecting to it on the host's loopback fails (nothing is forwarded)
+	[ "$(slirp_pids)" != "$before" ]
+	run ss -Htln "sport = :$port"
+	[ -z "$output" ]
+	run bash -c "exec 3<>/dev/tcp/127.0.0.1/$port && echo connected || echo refused"
+	[[ "$output" == *refused* ]]
+	touch "$CV_TMP/ws/stop"
+	wait $do_pid
+	[ "$(slirp_pids)" = "$before" ]
+	assert_clean
 }
 
 @test "sandbox: memory limit hit is reported (OOM kill counter)" {
