@@ -333,7 +333,9 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		.cgroups_path = spec->linux_ ? spec->linux_->cgroups_path : NULL,
 		.resources = spec->linux_ ? spec->linux_->resources : NULL,
 		.systemd = ctx && ctx->systemd_cgroup,
-		.rootless = false,
+		/* --rootless, or by default when not root (runc's rule): a cgroup the
+		 * caller may not create is a warning, and the run goes on without it */
+		.rootless = ctx && (ctx->rootless > 0 || (ctx->rootless < 0 && geteuid() != 0)),
 	};
 	r = cv_cgroup_create(&cgc, &c->cg, err);
 	if (r < 0)

@@ -127,10 +127,24 @@ static int write_map(pid_t pid, const char *file, const oci_id_mappings *m, cv_e
 int cv_ns_write_id_maps(pid_t pid, const oci_linux *linux_, cv_error_t *err)
 {
 	int r;
-	if (geteuid() != 0)
-		return cv_error(err, EPERM,
-				"user namespace maps for a non-root caller need newuidmap, "
-				"which cvisor does not support yet");
+	if (geteuid() != 0) {
+		/* Without privilege the kernel lets a process map exactly its
+		 * own uid and gid, the latter only once setgroups is denied
+		 * (cvisor do's rootless sandbox); anything more needs the
+		 * setuid newuidmap/newgidmap helpers. */
+		const oci_id_mappings *u = &linux_->uid_mappings, *g = &linux_->gid_mappings;
+		if (u->len != 1 || u->v[0].size != 1 || u->v[0].host_id != geteuid() || g->len != 1 ||
+		    g->v[0].size != 1 || g->v[0].host_id != getegid())
+			return cv_error(err, EPERM,
+					"user namespace maps for a non-root caller need newuidmap, "
+					"which cvisor does not support yet (only the caller's own uid and gid "
+					"can be mapped, one each)");
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+		cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "deny", 4) != 4)
+			return cv_error_errno(err, "write `deny` to `%s`", path);
+	}
 	r = write_map(pid, "uid_map", &linux_->uid_mappings, err);
 	if (r < 0)
 		return r;
