@@ -177,12 +177,20 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 	if ((plan->new_flags & CLONE_NEWTIME) && unshare(CLONE_NEWTIME) < 0)
 		return cv_error_errno(err, "unshare time namespace");
 
+	/* An unprivileged parent can write our id maps only while we are
+	 * dumpable (/proc/PID files of a non-dumpable process belong to root).
+	 * Nothing of the container runs yet; non-dumpable again right after. */
+	bool userns_maps = (plan->new_flags & CLONE_NEWUSER) != 0;
+	if (userns_maps && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+		return cv_error_errno(err, "prctl PR_SET_DUMPABLE 1 for the id maps");
 	r = cv_sync_send(c->sync_fd, CV_SYNC_NS_READY, 0, NULL, 0, -1, err);
 	if (r < 0)
 		return r;
 	r = cv_sync_expect(c->sync_fd, CV_SYNC_CONTINUE, &m, err);
 	if (r < 0)
 		return r;
+	if (userns_maps && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return cv_error_errno(err, "prctl PR_SET_DUMPABLE 0");
 	/* Payload: the state JSON for createContainer, then for startContainer. */
 	/* Kept until execve: the process image goes away then. */
 	char *hook_state = steal_pointer(&m.payload);
