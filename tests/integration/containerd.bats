@@ -268,7 +268,7 @@ teardown_file() {
     cmd=$(printf '%q ' ct_run cvt-t --rm -t -- sh -c 'tty && echo tty-ok')
     export -f ct_raw ct_run
     export IMG CT_RUN=ct_raw
-    SHELL=/bin/bash run timeout -k 5 "$ENGINE_TIMEOUT" script -qec "$cmd" /dev/null </dev/null
+    run eh_pty "$cmd"
     show
     [ "$status" -eq 0 ]
     [[ "$output" == *"/dev/pts/0"* ]]

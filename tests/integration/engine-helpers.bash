@@ -97,6 +97,21 @@ eh_kill_cgroup_procs() {
     return 0
 }
 
+# eh_pty COMMAND-STRING: run COMMAND-STRING (bash) on a new pty through
+# script(1) and print what it wrote there. script's stdin is a pipe that
+# stays open until the command is done: at EOF on stdin script ends the
+# session early and the container's output can be lost.
+eh_pty() {
+    local feeder rc
+    exec {feeder}< <(sleep "$ENGINE_TIMEOUT" 3>&-)
+    local feeder_pid=$!
+    SHELL=/bin/bash timeout -k 5 "$ENGINE_TIMEOUT" script -qec "$1" /dev/null <&"$feeder"
+    rc=$?
+    kill "$feeder_pid" 2>/dev/null
+    exec {feeder}<&-
+    return $rc
+}
+
 # eh_kill_pidfile FILE: stop the process whose pid FILE holds, and wait for it.
 eh_kill_pidfile() {
     local f=$1 pid i

@@ -163,10 +163,10 @@ pm_two_lines_to_wc() {
     local -a f
     mapfile -t f < <(PM_RUN_FLAGS)
     local cmd
-    cmd=$(printf '%q ' pm_raw run "${f[@]}" --rm -it "$IMG" sh -c 'tty; stty size >/dev/null && echo tty-ok')
-    # script(1) gives podman a terminal; pm is exported for the child shell.
+    cmd=$(printf '%q ' pm_raw run "${f[@]}" --rm -it "$IMG" sh -c 'tty; stty size; echo tty-ok')
+    # script(1) gives podman a terminal; pm_raw is exported for its shell.
     export -f pm_raw
-    SHELL=/bin/bash run timeout -k 5 "$ENGINE_TIMEOUT" script -qec "$cmd" /dev/null </dev/null
+    run eh_pty "$cmd"
     show
     [ "$status" -eq 0 ]
     [[ "$output" == *"/dev/pts/0"* ]]
@@ -180,7 +180,7 @@ pm_two_lines_to_wc() {
     local cmd
     cmd=$(printf '%q ' pm_raw exec -it cvt-x sh -c 'tty && echo exec-tty-ok')
     export -f pm_raw
-    SHELL=/bin/bash run timeout -k 5 "$ENGINE_TIMEOUT" script -qec "$cmd" /dev/null </dev/null
+    run eh_pty "$cmd"
     show
     [ "$status" -eq 0 ]
     [[ "$output" == *"/dev/pts/"* ]]
