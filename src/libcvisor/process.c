@@ -128,6 +128,38 @@ static int wait_exec_fifo(int dirfd, cv_error_t *err)
 	return 0;
 }
 
+/* process.cwd is created when missing, as runc does, before the rootfs
+ * may become read-only. Each component is opened without following
+ * symlinks; at a symlink we stop creating and leave it to chdir (which
+ * runs inside the new root) to resolve. */
+static int make_cwd(const char *rootfs, const char *cwd, cv_error_t *err)
+{
+	if (!cwd || cwd[0] != '/')
+		return 0;
+	cleanup_free char *dup = strdup(cwd);
+	if (!dup)
+		return cv_error(err, ENOMEM, "process.cwd");
+	cleanup_close int dfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return cv_error_errno(err, "open rootfs `%s`", rootfs);
+	char *save = NULL;
+	for (char *comp = strtok_r(dup, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0)
+			return 0;
+		int next = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST)
+				return cv_error_errno(err, "process.cwd: create `%s`", cwd);
+			next = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0)
+			return 0;
+		close(dfd);
+		dfd = next;
+	}
+	return 0;
+}
+
 static int build_env(const struct cv_child_config *c, char ***out, cv_error_t *err)
 {
 	const oci_process *p = c->spec->process;
@@ -270,6 +302,9 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		if (r < 0)
 			return r;
 	}
+	r = make_cwd(c->rootfs, p->cwd, err);
+	if (r < 0)
+		return r;
 	if (all_ns & CLONE_NEWNS) {
 		r = cv_rootfs_finalize(&rc, err);
 		if (r < 0)
@@ -303,10 +338,6 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		if (r < 0)
 			return cv_error_prefix(err, "seccomp");
 	}
-
-	/* cwd: created when missing, as runc does (it is inside the rootfs). */
-	if (p->cwd && mkdir(p->cwd, 0755) < 0 && errno != EEXIST && errno != EROFS && errno != ENOENT)
-		return cv_error_errno(err, "process.cwd: mkdir `%s`", p->cwd);
 
 	bool may_setgroups = !(all_ns & CLONE_NEWUSER);
 	r = cv_process_set_user_caps(p, may_setgroups, err);

@@ -117,7 +117,7 @@ status_of() {
 	assert_gone "$CV_ID"
 	! kill -0 "$pid" 2>/dev/null || grep -q '^State:.*Z' /proc/$pid/status
 
-	id2="$(cv_new_id)"
+	id2="$CV_ID-2"; echo "$id2" >>"$CV_TMP/.ids"
 	cvisor run -d "$id2" </dev/null >/dev/null 2>&1
 	[ "$(status_of "$id2")" = running ]
 	cvisor delete --force "$id2"

@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# Namespaces: user (maps), network (loopback up), time offsets, joining by
+# path, and sysctl ownership checks.
+
+load helpers
+
+setup() {
+	cv_setup
+	requires_root
+	make_bundle
+	cd "$CV_BUNDLE"
+}
+
+teardown() {
+	cv_teardown
+}
+
+@test "a new user namespace gets the configured maps (several ranges)" {
+	# The mapped root must be able to reach the bundle.
+	d="$CV_BUNDLE"
+	while [ "$d" != / ]; do chmod a+x "$d"; d="$(dirname "$d")"; done
+	chown -R 100000:100000 "$CV_BUNDLE/rootfs"
+	update_config '.linux.namespaces += [{"type": "user"}] | .linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 1000}, {"containerID": 1000, "hostID": 200000, "size": 10}] | .linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}] | .process.args = ["cat", "/proc/self/uid_map", "/proc/self/gid_map"]'
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" =~ ^\ +0\ +100000\ +1000$ ]]
+	[[ "${lines[1]}" =~ ^\ +1000\ +200000\ +10$ ]]
+	[[ "${lines[2]}" =~ ^\ +0\ +100000\ +65536$ ]]
+}
+
+@test "a new network namespace has loopback up" {
+	update_config '.process.args = ["cat", "/sys/class/net/lo/operstate", "/sys/class/net/lo/flags"]'
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = 0x9 ]
+}
+
+@test "time namespace offsets are applied before the process runs" {
+	[ -e /proc/self/ns/time ] || skip "no time namespaces"
+	update_config '.linux.namespaces += [{"type": "time"}] | .linux.timeOffsets = {"boottime": {"secs": 86400, "nanosecs": 0}} | .process.args = ["cat", "/proc/uptime"]'
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 0 ]
+	host="$(cut -d. -f1 /proc/uptime)"
+	ours="$(echo "$output" | cut -d. -f1)"
+	[ "$((ours - host))" -ge 86000 ]
+}
+
+@test "joining a namespace by path" {
+	update_config '.process.args = ["sleep", "100"]'
+	cvisor run -d "$CV_ID" </dev/null >/dev/null 2>&1
+	pid="$(cvisor state "$CV_ID" | jq -r .pid)"
+	id2="$CV_ID-2"; echo "$id2" >>"$CV_TMP/.ids"
+	update_config ".linux.namespaces |= map(if .type == \"uts\" then .path = \"/proc/$pid/ns/uts\" else . end) | .hostname = null | .process.args = [\"readlink\", \"/proc/self/ns/uts\"]"
+	run cvisor run "$id2"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(readlink /proc/$pid/ns/uts)" ]
+}
+
+@test "sysctl: allowed in an owned namespace, refused otherwise" {
+	update_config '.linux.sysctl = {"net.ipv4.ip_forward": "1"} | .process.args = ["cat", "/proc/sys/net/ipv4/ip_forward"]'
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = 1 ]
+	update_config '.linux.namespaces |= map(select(.type != "network"))'
+	run cvisor run "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'"net.ipv4.ip_forward" needs the container to have its own network namespace'* ]]
+	[ ! -e "$CV_ROOT/$CV_ID" ]
+	update_config '.linux.sysctl = {"vm.swappiness": "1"}'
+	run cvisor run "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'"vm.swappiness" is not namespaced'* ]]
+}
