@@ -265,6 +265,30 @@ pm_two_lines_to_wc() {
     [[ "$output" == *"2" ]]
 }
 
+@test "podman run --pid/--ipc container:NAME joins another container's namespaces" {
+    run --separate-stderr pm_run -d --name cvt-ns "$IMG" sleep 1000
+    show
+    [ "$status" -eq 0 ]
+    run --separate-stderr pm_run --rm --pid container:cvt-ns --ipc container:cvt-ns "$IMG" \
+        sh -c 'cat /proc/1/comm; readlink /proc/self/ns/ipc'
+    show
+    [ "$status" -eq 0 ]
+    local pid
+    pid=$(pm inspect -f '{{.State.Pid}}' cvt-ns)
+    [ "$output" = "sleep
+$(readlink "/proc/$pid/ns/ipc")" ]
+}
+
+@test "podman run --network slirp4netns: the runtime joins podman's network namespace" {
+    command -v slirp4netns >/dev/null || skip "slirp4netns not installed"
+    local -a f
+    mapfile -t f < <(PM_RUN_FLAGS | sed 's/^none$/slirp4netns/')
+    run --separate-stderr pm run "${f[@]}" --rm "$IMG" ip -o -4 addr show
+    show
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"tap0"*"inet 10.0.2."* ]]
+}
+
 # cgroup limits: these read the container's view of its own v1 cgroup files.
 
 @test "podman run --memory: memory limit set on the container cgroup" {
