@@ -312,3 +312,15 @@ data-ro" ]
     [ "$status" -ne 0 ]
     [[ "$stderr" == *"Operation not permitted"* ]]
 }
+
+@test "ctr run --with-ns network:PATH joins an existing network namespace" {
+    touch "$CT_DIR/netns"
+    unshare --net="$CT_DIR/netns" true
+    local ino
+    ino=$(stat -L -c %i "$CT_DIR/netns")
+    run --separate-stderr ct_run cvt-ns --rm --with-ns "network:$CT_DIR/netns" -- readlink /proc/self/ns/net
+    show
+    umount "$CT_DIR/netns"
+    [ "$status" -eq 0 ]
+    [ "$output" = "net:[$ino]" ]
+}
