@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# exec into a running container, with its flags.
+
+load helpers
+
+setup() {
+	cv_setup
+	requires_root
+	make_bundle
+	cd "$CV_BUNDLE"
+	update_config '.process.args = ["sleep", "100"] | .hostname = "ctr"'
+	cvisor run -d "$CV_ID" </dev/null >/dev/null 2>&1
+}
+
+teardown() {
+	cv_teardown
+}
+
+@test "exec runs in the container's namespaces and returns the exit code" {
+	run cvisor exec "$CV_ID" sh -c 'hostname; echo $$; exit 5'
+	[ "$status" -eq 5 ]
+	[ "${lines[0]}" = ctr ]
+	[ "${lines[1]}" -gt 1 ]
+	run cvisor exec "$CV_ID" readlink /proc/self/ns/pid
+	pid="$(cvisor state "$CV_ID" | jq -r .pid)"
+	[ "$output" = "$(readlink /proc/$pid/ns/pid)" ]
+}
+
+@test "exec --user --env --cwd --additional-gids" {
+	run cvisor exec --user 1000:1000 --additional-gids 7 --env X=y --cwd /tmp "$CV_ID" sh -c 'id -u; id -g; echo $X; pwd; grep ^Groups /proc/self/status'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 1000 ]
+	[ "${lines[1]}" = 1000 ]
+	[ "${lines[2]}" = y ]
+	[ "${lines[3]}" = /tmp ]
+	[[ "${lines[4]}" == *7* ]]
+}
+
+@test "exec --cap never adds to the inheritable set" {
+	run cvisor exec --cap CAP_SYS_ADMIN "$CV_ID" grep -E '^Cap(Inh|Bnd)' /proc/self/status
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"CapInh:	0000000000000000"* ]]
+	[[ "$output" == *"CapBnd:	00000000202"* ]]
+}
+
+@test "exec --no-new-privs, --pid-file, --detach" {
+	run cvisor exec --no-new-privs "$CV_ID" grep NoNewPrivs /proc/self/status
+	[[ "$output" == *1 ]]
+	cvisor exec -d --pid-file "$CV_TMP/epid" "$CV_ID" sleep 50 </dev/null >/dev/null 2>&1
+	[ -s "$CV_TMP/epid" ]
+	grep -q sleep /proc/$(cat "$CV_TMP/epid")/cmdline
+}
+
+@test "exec of a missing command fails clearly; exec in a stopped container fails" {
+	run cvisor exec "$CV_ID" nope
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'"nope": executable file not found'* ]]
+	cvisor kill "$CV_ID" KILL
+	for _ in $(seq 100); do [ "$(cvisor state "$CV_ID" | jq -r .status)" = stopped ] && break; sleep 0.05; done
+	run cvisor exec "$CV_ID" true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"stopped"* ]]
+}
+
+@test "console socket: the pty master reaches the receiver" {
+	"$CVISOR_BUILDDIR/tests/integration/recvtty" "$CV_TMP/tty.sock" >"$CV_TMP/tty.out" 2>/dev/null &
+	cv_track_pid $!
+	rpid=$!
+	for _ in $(seq 100); do [ -S "$CV_TMP/tty.sock" ] && break; sleep 0.02; done
+	cvisor exec -t --console-socket "$CV_TMP/tty.sock" -d "$CV_ID" sh -c 'tty; echo hello-tty' </dev/null >/dev/null 2>&1
+	wait "$rpid" || true
+	grep -q hello-tty "$CV_TMP/tty.out"
+	grep -q /dev/pts/ "$CV_TMP/tty.out"
+}
