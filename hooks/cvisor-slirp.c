@@ -136,6 +136,30 @@ static bool resolver_on_loopback(void)
 	return false;
 }
 
+/* slirp4netns's --enable-sandbox becomes root of the container's user
+ * namespace (setuid/setgid 0): possible when we are root, or when that
+ * namespace maps id 0 in both maps. */
+static bool can_sandbox(pid_t pid)
+{
+	if (geteuid() == 0)
+		return true;
+	static const char *const files[] = { "uid_map", "gid_map" };
+	for (int i = 0; i < 2; i++) {
+		char path[64], line[128];
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, files[i]);
+		cleanup_fclose FILE *f = fopen(path, "re");
+		bool zero = false;
+		while (f && !zero && fgets(line, sizeof(line), f)) {
+			unsigned long inside, outside, count;
+			if (sscanf(line, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 && count > 0)
+				zero = true;
+		}
+		if (!zero)
+			return false;
+	}
+	return true;
+}
+
 static int pidfd_open_(pid_t pid)
 {
 	return (int)syscall(SYS_pidfd_open, pid, 0);
@@ -258,9 +282,11 @@ int main(int argc, char **argv)
 	sargv[n++] = (char *)"--mtu=65520";
 	sargv[n++] = exit_arg;
 	sargv[n++] = ready_arg;
-	/* slirp4netns in its own mount namespace with only /etc and /run, no
-	 * capabilities, and a seccomp filter: it parses the program's packets */
-	sargv[n++] = (char *)"--enable-sandbox";
+	/* slirp4netns parses the program's packets: a seccomp filter always,
+	 * and when it can, its own mount namespace with only /etc and /run and
+	 * no capabilities */
+	if (can_sandbox(pid))
+		sargv[n++] = (char *)"--enable-sandbox";
 	sargv[n++] = (char *)"--enable-seccomp";
 	if (!allow_loopback) {
 		sargv[n++] = (char *)"--disable-host-loopback";

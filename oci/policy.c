@@ -856,6 +856,15 @@ int oci_sandbox_report_emit(const oci_sandbox_report *r, char **out, size_t *out
 		GEN(&w, yajl_gen_bool(g, hits[i].v));
 	}
 	GEN(&w, yajl_gen_map_close(g));
+	gen_str(&w, "not_enforced");
+	GEN(&w, yajl_gen_array_open(g));
+	if (r->unenforced_memory)
+		gen_str(&w, "memory");
+	if (r->unenforced_cpus)
+		gen_str(&w, "cpus");
+	if (r->unenforced_processes)
+		gen_str(&w, "processes");
+	GEN(&w, yajl_gen_array_close(g));
 	gen_str(&w, "output_truncated");
 	GEN(&w, yajl_gen_map_open(g));
 	gen_str(&w, "stdout");

@@ -102,6 +102,9 @@ typedef struct {
 	bool limit_cpu_seconds;/* SIGXCPU, or SIGKILL after the RLIMIT_CPU soft limit */
 	bool limit_max_file_size; /* SIGXFSZ */
 	bool stdout_truncated, stderr_truncated; /* max_output_bytes */
+	/* limits of the policy that this run could not enforce (no delegated
+	 * cgroup for a non-root caller): "not_enforced": ["memory", ...] */
+	bool unenforced_memory, unenforced_cpus, unenforced_processes;
 	uint64_t wall_ms;
 	bool cpu_known;
 	uint64_t cpu_ms;

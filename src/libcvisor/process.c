@@ -221,7 +221,10 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 	r = cv_sync_expect(c->sync_fd, CV_SYNC_CONTINUE, &m, err);
 	if (r < 0)
 		return r;
-	if (userns_maps && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+	/* prestart/createRuntime hooks (slirp4netns of cvisor do's "outbound")
+	 * open our namespace files in /proc as the caller: dumpable until they ran */
+	bool runtime_hooks = spec->hooks && (spec->hooks->prestart.len || spec->hooks->create_runtime.len);
+	if (userns_maps && !runtime_hooks && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return cv_error_errno(err, "prctl PR_SET_DUMPABLE 0");
 	/* Payload: the state JSON for createContainer, then for startContainer. */
 	/* Kept until execve: the process image goes away then. */
@@ -296,6 +299,8 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		cv_sync_msg_release(&m);
 		if (r < 0)
 			return r;
+		if (userns_maps && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+			return cv_error_errno(err, "prctl PR_SET_DUMPABLE 0");
 	}
 	if (spec->hooks) {
 		r = cv_hooks_run(&spec->hooks->create_container, "createContainer", state_creating, err);

@@ -200,7 +200,7 @@ static bool is_replaced(const char *rel)
  * inside: the runtime's read-only root covers only the top mount. The
  * per-mount flags a user namespace locks (nosuid, nodev, noexec, atime) are
  * kept, and nosuid/nodev are always added. */
-static int bind_submounts(oci_spec *s, const char *root, const char *mountinfo, cv_error_t *err)
+static int bind_submounts(oci_spec *s, const char *root, const char *mountinfo, bool userns, cv_error_t *err)
 {
 	cleanup_fclose FILE *f = fopen(mountinfo, "re");
 	if (!f)
@@ -227,7 +227,9 @@ static int bind_submounts(oci_spec *s, const char *root, const char *mountinfo, 
 		 * either; what is under it stays hidden by the read-only root */
 		if (stat(mp, &st) < 0)
 			continue;
-		const char *o[8] = { "bind", "ro", "nosuid", "nodev" };
+		/* in a user namespace the kernel refuses a non-recursive bind
+		 * of a tree holding mounts it locked (EINVAL) */
+		const char *o[8] = { userns ? "rbind" : "bind", "ro", "nosuid", "nodev" };
 		size_t no = 4;
 		char *save = NULL;
 		for (char *t = strtok_r(opts, ",", &save); t && no < 7; t = strtok_r(NULL, ",", &save))
@@ -258,12 +260,13 @@ static int bind_submounts(oci_spec *s, const char *root, const char *mountinfo, 
  * root is an empty staging directory and every top-level entry of the host's
  * "/" is bound into it read-only, like bubblewrap does. Non-recursive:
  * bind_submounts() adds what is mounted below, read-only too. */
-static int bind_toplevel(oci_spec *s, const char *host_root, cv_error_t *err)
+static int bind_toplevel(oci_spec *s, const char *host_root, bool userns, cv_error_t *err)
 {
 	cleanup_dir DIR *d = opendir(host_root);
 	if (!d)
 		return cv_error_errno(err, "policy: rootfs: open `%s`", host_root);
-	static const char *const o[] = { "bind", "ro", "nosuid", "nodev", NULL };
+	/* recursive in a user namespace: see bind_submounts() */
+	const char *const o[] = { userns ? "rbind" : "bind", "ro", "nosuid", "nodev", NULL };
 	size_t first = s->mounts_len;
 	struct dirent *de;
 	errno = 0;
@@ -582,9 +585,10 @@ static int build_limits(const oci_policy *p, const struct cv_sandbox_host *h, oc
 static int build_mounts(const oci_policy *p, const struct cv_sandbox_host *h, const char *root, uint32_t uid,
 			uint32_t gid, oci_spec *s, cv_error_t *err)
 {
-	if (!p->rootfs && h->host_root && bind_toplevel(s, h->host_root, err) < 0)
+	bool userns = h->uid != 0;
+	if (!p->rootfs && h->host_root && bind_toplevel(s, h->host_root, userns, err) < 0)
 		return -1;
-	if (h->mountinfo_path && bind_submounts(s, root, h->mountinfo_path, err) < 0)
+	if (h->mountinfo_path && bind_submounts(s, root, h->mountinfo_path, userns, err) < 0)
 		return cv_error_prefix(err, "policy: rootfs");
 
 	static const char *const proc_o[] = { "nosuid", "noexec", "nodev", NULL };
@@ -603,7 +607,6 @@ static int build_mounts(const oci_policy *p, const struct cv_sandbox_host *h, co
 	/* sysfs can be mounted only by the owner of the network namespace: with
 	 * the host's network and a user namespace, bind the host's instead
 	 * (not recursively: no cgroup or debug filesystems under it) */
-	bool userns = h->uid != 0;
 	if (p->network == OCI_POLICY_NET_HOST && userns) {
 		if (add_mount(s, "/sys", "bind", "/sys", sysbind_o, err) < 0)
 			return -1;

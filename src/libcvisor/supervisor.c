@@ -359,6 +359,28 @@ static void reap_orphans(pid_t watcher)
 	}
 }
 
+/* ---- cgroup availability ---- */
+
+/* Whether this caller can have a cgroup of its own (root, or a non-root
+ * user with a delegated one): tried by creating and removing a probe.
+ * *why says what failed. */
+static bool cgroup_available(char *why, size_t size)
+{
+	char id[64];
+	snprintf(id, sizeof(id), "cvisor-probe-%d", (int)getpid());
+	struct cv_cgroup_config cfg = { .id = id };
+	struct cv_cgroup *cg = NULL;
+	cleanup_error cv_error_t e = NULL;
+	if (cv_cgroup_create(&cfg, &cg, &e) < 0) {
+		snprintf(why, size, "no delegated cgroup (%s)", e->msg);
+		return false;
+	}
+	if (cv_cgroup_destroy(cg, &e) < 0)
+		cv_warn("sandbox: remove the probe cgroup: %s", e->msg);
+	cv_cgroup_free(cg);
+	return true;
+}
+
 /* ---- one run ---- */
 
 struct run {
@@ -466,7 +488,28 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	if (cv_sandbox_gc(ctx, &removed, &gerr) < 0)
 		cv_warn("sandbox gc: %s", gerr->msg);
 
-	if (make_bundle(&R, policy, args, err) < 0)
+	/* a non-root caller without a delegated cgroup runs without the
+	 * cgroup limits, and is told so (stderr and the report) */
+	oci_policy eff = *policy; /* shallow: only read below */
+	if (geteuid() != 0 && (policy->memory.set || policy->cpus_milli.set || policy->processes.set)) {
+		char why[512];
+		if (!cgroup_available(why, sizeof(why))) {
+			rep->unenforced_memory = policy->memory.set;
+			rep->unenforced_cpus = policy->cpus_milli.set;
+			rep->unenforced_processes = policy->processes.set;
+			char keys[64] = "";
+			const char *names[] = { policy->memory.set ? "memory" : NULL,
+						policy->cpus_milli.set ? "cpus" : NULL,
+						policy->processes.set ? "processes" : NULL };
+			for (size_t i = 0; i < 3; i++)
+				if (names[i])
+					snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
+						 keys[0] ? ", " : "", names[i]);
+			cv_warn("sandbox: %s not enforced: %s", keys, why);
+			eff.memory.set = eff.cpus_milli.set = eff.processes.set = false;
+		}
+	}
+	if (make_bundle(&R, &eff, args, err) < 0)
 		goto out;
 	if (start_watcher(ctx, R.id, R.bundle, &R.watch_fd, &R.watcher, err) < 0)
 		goto out;
@@ -617,7 +660,9 @@ static void check_controller(FILE *out, const char *key, const char *controller,
 	struct cv_cgroup *cg = NULL;
 	cleanup_error cv_error_t e = NULL;
 	if (cv_cgroup_create(&cfg, &cg, &e) < 0) {
-		fprintf(out, "%-17s not enforced: %s\n", key, e->msg);
+		bool denied = e->errnum == EACCES || e->errnum == EPERM || e->errnum == EROFS;
+		fprintf(out, "%-17s not enforced: %s%s%s\n", key, denied ? "no delegated cgroup (" : "", e->msg,
+			denied ? ")" : "");
 		return;
 	}
 	oci_kv_list paths = { 0 };
