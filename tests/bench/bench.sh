@@ -299,6 +299,8 @@ fi
 echo "bench: mode $MODE, args $ARGS_JSON, $ROUNDS rounds, runtimes: ${RTS[*]}" \
      "$([ "$MODE" = run ] && echo "(config.json from \`$spec_from spec\`)")"
 echo "bench: $(uname -r), $(nproc) CPUs, cvisor: ${CVISOR_BIN:-none}"
+# Other load on the machine widens p10..p90 and moves medians: say how much there was.
+echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---------------------------------------------------------------- measure
 N=0
@@ -328,6 +330,8 @@ for ((r = 1; r <= RSS_RUNS; r++)); do
         one_run "$rt" "$W/m-$rt" /usr/bin/time -a -o "$W/m-$rt" -f %M
     done
 done
+
+echo "bench: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---------------------------------------------------------------- report
 # stats FILE COLUMN: median p10 p90 of a numeric column (nearest rank).
