@@ -32,6 +32,7 @@ start_host_server() {
 }
 
 teardown() {
+	nobody_teardown
 	cvisor gc >/dev/null 2>&1 || true
 	cv_teardown
 	rm -rf "$SB_BUNDLES"
@@ -200,6 +201,95 @@ assert_clean() {
 	wait $do_pid
 	[ "$(slirp_pids)" = "$before" ]
 	assert_clean
+}
+
+# Runs cvisor as nobody/nogroup (a user namespace, no cgroup delegated to
+# it) with a state root, home and workspace it owns under $NR.
+requires_unprivileged_userns() {
+	requires setpriv
+	if [ -r /proc/sys/kernel/unprivileged_userns_clone ] &&
+		[ "$(cat /proc/sys/kernel/unprivileged_userns_clone)" = 0 ]; then
+		skip "kernel.unprivileged_userns_clone is 0: unprivileged user namespaces are disabled"
+	fi
+	[ "$(cat /proc/sys/user/max_user_namespaces)" -gt 0 ] ||
+		skip "user.max_user_namespaces is 0: no user namespaces"
+	NR="$(mktemp -d /tmp/cvisor-sb-nobody.XXXXXX)"
+	echo "$NR" >>"$CV_TMP/.nobody-dirs"
+	chmod 755 "$NR"
+	chown nobody:nogroup "$NR"
+	mkdir "$NR/home" "$NR/ws"
+	chown nobody:nogroup "$NR/home" "$NR/ws"
+	# the binary and hook must be reachable by nobody
+	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$CVISOR" ||
+		skip "$CVISOR is not executable by nobody"
+}
+
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env -i PATH="$PATH" HOME="$NR/home" CVISOR_SLIRP_HOOK="$CVISOR_SLIRP_HOOK" \
+		"$CVISOR" --root "$NR/root" "$@"
+}
+
+nobody_teardown() {
+	local d
+	while read -r d; do
+		[ -n "$d" ] || continue
+		setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$d/home" \
+			"$CVISOR" --root "$d/root" gc >/dev/null 2>&1 || true
+		rm -rf "$d"
+	done <"$CV_TMP/.nobody-dirs" 2>/dev/null || true
+}
+
+@test "sandbox: a non-root caller runs through a user namespace (inside: its ids, read-only root; outside: its files, nothing left)" {
+	requires_root
+	requires_unprivileged_userns
+	run as_nobody do --workspace "$NR/ws" -- \
+		sh -c 'echo "ids=$(id -u):$(id -g)"; touch /usr/x 2>&1; echo made > f; echo "maps=$(grep -c . /proc/self/uid_map)"'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ids=65534:65534"* ]]
+	[[ "$output" == *"Read-only file system"* ]]
+	[[ "$output" == *"maps=1"* ]] # only the caller's uid is mapped
+	# outside: the file belongs to nobody, the host is untouched
+	[ "$(stat -c %U "$NR/ws/f")" = nobody ]
+	[ ! -e /usr/x ]
+	# nothing left: no container, no bundle, no process
+	[ -z "$(ls -A "$NR/root" 2>/dev/null)" ]
+	[ -z "$(ls -A "$NR/root-sandbox" 2>/dev/null)" ]
+	! pgrep -u nobody -f "$NR" >/dev/null
+	nobody_teardown
+}
+
+@test "sandbox: a non-root caller without a delegated cgroup is told which limits are not enforced" {
+	requires_root
+	requires_unprivileged_userns
+	run as_nobody do --check
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"memory            not enforced: no delegated cgroup ("* ]]
+	[[ "$output" == *"processes         not enforced: no delegated cgroup ("* ]]
+	[[ "$output" == *"cpu_seconds       rlimit RLIMIT_CPU"* ]]
+	run as_nobody do --memory 64MB --processes 16 --cpu-seconds 5 --report "$NR/ws/r.json" -- sh -c 'ulimit -t'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"sandbox: memory, processes not enforced: no delegated cgroup ("* ]]
+	[ "${lines[-1]}" = 5 ] # the rlimit still applies
+	[ "$(jq -c .not_enforced "$NR/ws/r.json")" = '["memory","processes"]' ]
+	# as root every limit is enforced here
+	run cvisor do --memory 64MB --report "$CV_TMP/r.json" -- true
+	[ "$status" -eq 0 ]
+	[ "$(jq -c .not_enforced "$CV_TMP/r.json")" = '[]' ]
+	nobody_teardown
+}
+
+@test "sandbox: network outbound works for a non-root caller, slirp4netns gone after" {
+	requires_root
+	requires_outbound
+	requires_unprivileged_userns
+	local before
+	before="$(slirp_pids)"
+	run as_nobody do --network outbound -- sh -c 'ip -4 -o addr show tap0'
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == *"inet 10.0.2.100/24"* ]]
+	[ "$(slirp_pids)" = "$before" ]
+	nobody_teardown
 }
 
 @test "sandbox: memory limit hit is reported (OOM kill counter)" {
