@@ -59,7 +59,8 @@ usage: bench.sh [OPTIONS]
   -n, --rounds N         alternating rounds (default 40)
   --runtimes LIST        comma-separated, from cvisor,crun,runc,floor
                          (default cvisor,crun,runc; floor = `unshare -mpuin
-                         --fork` of the same command, the bare lower bound)
+                         --fork` of the same command, the bare lower bound);
+                         in --mode do from cvisor-do,bwrap (the default)
   --bundle-args ARGS     container process args: a JSON array
                          ('["/bin/echo","hi"]') or words ('/bin/echo hi');
                          default /bin/true
@@ -84,15 +85,19 @@ CVISOR_BIN=${CVISOR:-}
 BUSYBOX=/bin/busybox
 KEEP=0
 
+# An option's value must be present: one clear line instead of bash's own.
+need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "bench: option \`$1\` needs a value" >&2; exit 2; }; }
+
 while [ $# -gt 0 ]; do
+    case $1 in -n|--rounds|--runtimes|--bundle-args|--mode|--rss-runs|--cvisor|--busybox) need "$@" ;; esac
     case $1 in
-        -n|--rounds) ROUNDS=${2:?}; shift 2 ;;
-        --runtimes) RUNTIMES=${2:?}; shift 2 ;;
-        --bundle-args) ARGS_SPEC=${2:?}; shift 2 ;;
-        --mode) MODE=${2:?}; shift 2 ;;
-        --rss-runs) RSS_RUNS=${2:?}; shift 2 ;;
-        --cvisor) CVISOR_BIN=${2:?}; shift 2 ;;
-        --busybox) BUSYBOX=${2:?}; shift 2 ;;
+        -n|--rounds) ROUNDS=$2; shift 2 ;;
+        --runtimes) RUNTIMES=$2; shift 2 ;;
+        --bundle-args) ARGS_SPEC=$2; shift 2 ;;
+        --mode) MODE=$2; shift 2 ;;
+        --rss-runs) RSS_RUNS=$2; shift 2 ;;
+        --cvisor) CVISOR_BIN=$2; shift 2 ;;
+        --busybox) BUSYBOX=$2; shift 2 ;;
         --keep) KEEP=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "bench: unknown option \`$1\`" >&2; usage >&2; exit 2 ;;
