@@ -69,6 +69,13 @@ int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 		if (oci_policy_load(policy_path, &policy, err) < 0 || cv_sandbox_host_init(&host, err) < 0 ||
 		    cv_sandbox_spec(policy, &host, NULL, &spec, err) < 0)
 			return -1;
+		char only[64];
+		cv_sandbox_do_only_keys(policy, only, sizeof(only));
+		if (only[0])
+			fprintf(stderr,
+				"cvisor spec: note: %s: only `cvisor do` enforces %s; the config records %s as "
+				"annotations that `cvisor run` does not act on\n",
+				policy_path, only, strchr(only, ',') ? "them" : "it");
 		/* the host's root is bound into an empty staging directory */
 		cleanup_free char *staging = NULL;
 		if (!policy->rootfs && (asprintf(&staging, "%s/%s", bundle, CV_SANDBOX_STAGING_ROOT) < 0 ||

@@ -757,6 +757,12 @@ static int build_network_hook(const oci_policy *p, const struct cv_sandbox_host 
 	return strv_add(&hk->env, "PATH=" DEFAULT_PATH, err);
 }
 
+void cv_sandbox_do_only_keys(const oci_policy *p, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s", p->timeout_ms.set ? "timeout" : "",
+		 p->timeout_ms.set && p->max_output_bytes.set ? ", " : "", p->max_output_bytes.set ? "max_output_bytes" : "");
+}
+
 int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *const *args, oci_spec **out,
 		    cv_error_t *err)
 {

@@ -371,21 +371,72 @@ nobody_teardown() {
 	assert_clean
 }
 
-@test "sandbox: spec --policy then run behaves as do" {
+@test "sandbox: spec --policy then run behaves as do (same config.json, same view inside; timeout and max_output_bytes only in do)" {
 	requires_root
-	mkdir -p "$CV_TMP/b"
-	echo '{"memory": "64MB", "env": ["MODE=x"]}' > "$CV_TMP/policy.json"
+	requires jq
+	mkdir -p "$CV_TMP/b" "$CV_TMP/ws"
+	cat >"$CV_TMP/policy.json" <<-EOF
+	{"workspace": "$CV_TMP/ws", "memory": "64MB", "processes": 64, "cpu_seconds": 30,
+	 "max_file_size": "1MB", "open_files": 100, "env": ["MODE=x"], "deny_read": ["$CV_TMP/ws/secret"],
+	 "timeout": 2, "max_output_bytes": "1MB"}
+	EOF
+	echo SECRET >"$CV_TMP/ws/secret"
 	run "$CVISOR" spec --policy "$CV_TMP/policy.json" --bundle "$CV_TMP/b"
 	[ "$status" -eq 0 ]
+	[ "$output" = "cvisor spec: note: $CV_TMP/policy.json: only \`cvisor do\` enforces timeout, max_output_bytes; the config records them as annotations that \`cvisor run\` does not act on" ]
 	[ -d "$CV_TMP/b/rootfs" ]
 	[ "$(jq -r .linux.resources.memory.limit "$CV_TMP/b/config.json")" = 67108864 ]
-	update_config '.process.args = ["sh", "-c", "touch /usr/x 2>&1; pwd; echo $MODE; env | grep -c SECRET_TOKEN"]' "$CV_TMP/b"
+	[ "$(jq -r '.annotations["org.cvisor.sandbox.timeout-ms"]' "$CV_TMP/b/config.json")" = 2000 ]
+
+	# the config.json cvisor do runs is the same, program aside
+	SECRET_TOKEN=y cvisor do --policy "$CV_TMP/policy.json" -- sh -c 'while [ ! -e stop ]; do sleep 0.05; done' 3>&- &
+	cv_track_pid $!
+	local do_pid=$! live=""
+	for _ in $(seq 100); do
+		live="$(ls "$SB_BUNDLES"/*/config.json 2>/dev/null | head -n 1)"
+		[ -n "$live" ] && break
+		sleep 0.05
+	done
+	[ -n "$live" ]
+	jq -S 'del(.process.args)' "$live" >"$CV_TMP/do.json"
+	touch "$CV_TMP/ws/stop"
+	wait $do_pid
+	jq -S 'del(.process.args)' "$CV_TMP/b/config.json" >"$CV_TMP/spec.json"
+	diff "$CV_TMP/spec.json" "$CV_TMP/do.json"
+
+	# and the program sees the same sandbox either way
+	local probe='id -u; pwd; echo "$MODE"; env | grep -c SECRET_TOKEN; cat secret 2>&1 | grep -c SECRET;
+		touch /usr/x 2>&1; ulimit -t; ulimit -f; ulimit -n; ulimit -c;
+		grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):" /proc/self/status;
+		hostname; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "; ls /tmp'
+	update_config ".process.args = [\"sh\", \"-c\", $(jq -Rs . <<<"$probe")]" "$CV_TMP/b"
 	SECRET_TOKEN=y run cvisor run --bundle "$CV_TMP/b" "$CV_ID"
+	[ "$status" -eq 0 ]
 	local via_run="$output"
-	SECRET_TOKEN=y run cvisor do --policy "$CV_TMP/policy.json" -- sh -c 'touch /usr/x 2>&1; pwd; echo $MODE; env | grep -c SECRET_TOKEN'
+	SECRET_TOKEN=y run cvisor do --policy "$CV_TMP/policy.json" -- sh -c "$probe"
+	[ "$status" -eq 0 ]
 	[ "$output" = "$via_run" ]
 	[[ "$output" == *"Read-only file system"* ]]
-	[[ "$output" == *x* ]]
+	[[ "$output" == *"NoNewPrivs:	1"* ]]
+	[[ "$output" == *"Seccomp:	2"* ]]
+	[[ "$output" == *"CapEff:	0000000000000000"* ]]
+
+	# the documented difference: only do enforces the timeout
+	update_config '.process.args = ["sh", "-c", "sleep 3; echo survived"]' "$CV_TMP/b"
+	run cvisor run --bundle "$CV_TMP/b" "$(cv_new_id)"
+	[ "$status" -eq 0 ]
+	[ "$output" = survived ]
+	run cvisor do --policy "$CV_TMP/policy.json" -- sh -c "sleep 3; echo survived"
+	[ "$status" -eq 137 ]
+	[ -z "$output" ]
+
+	# without do-only keys, no note
+	echo '{"memory": "64MB"}' >"$CV_TMP/p2.json"
+	mkdir "$CV_TMP/b2"
+	run "$CVISOR" spec --policy "$CV_TMP/p2.json" --bundle "$CV_TMP/b2"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	assert_clean
 }
 
 @test "sandbox: a bad policy fails with a message naming the key, nothing left" {
