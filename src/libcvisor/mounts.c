@@ -12,10 +12,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/magic.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -38,8 +42,8 @@ enum opt_kind {
 	K_REMOUNT,
 	K_IDMAP,
 	K_RIDMAP,
+	K_COPYUP,   /* tmpcopyup / notmpcopyup */
 	K_NOOP,     /* silent/loud: kernel log verbosity only */
-	K_UNSUPPORTED,
 };
 
 struct mount_opt {
@@ -104,14 +108,14 @@ static const struct mount_opt mount_opts[] = {
 	{ "remount", K_REMOUNT, false, 0 },
 	{ "idmap", K_IDMAP, false, 0 },
 	{ "ridmap", K_RIDMAP, false, 0 },
-	{ "tmpcopyup", K_UNSUPPORTED, false, 0 },
-	{ "notmpcopyup", K_NOOP, false, 0 },
+	{ "tmpcopyup", K_COPYUP, false, 0 },
+	{ "notmpcopyup", K_COPYUP, true, 0 },
 };
 
 struct parsed_opts {
 	uint64_t set, clr;   /* per-mount attributes */
 	uint64_t rset, rclr; /* recursive attributes */
-	bool bind, rec, remount, idmap, ridmap;
+	bool bind, rec, remount, idmap, ridmap, copyup;
 	unsigned long prop;
 	bool rprop;
 	const char *sb[16]; /* superblock flag names for fsconfig */
@@ -209,10 +213,11 @@ static int parse_opts(const oci_mount *m, struct parsed_opts *p, cv_error_t *err
 		case K_RIDMAP:
 			p->idmap = p->ridmap = true;
 			break;
+		case K_COPYUP:
+			p->copyup = !d->clear;
+			break;
 		case K_NOOP:
 			break;
-		case K_UNSUPPORTED:
-			return cv_error(err, ENOTSUP, "mount option `%s` is not supported", o);
 		}
 	}
 	return 0;
@@ -449,14 +454,14 @@ out:
 	return ret;
 }
 
-static int apply_idmap(int tree, const oci_mount *m, const struct parsed_opts *p,
-		       const struct cv_rootfs_config *cfg, cv_error_t *err)
+static int apply_idmap(int tree, const oci_mount *m, const struct parsed_opts *p, const oci_spec *spec,
+		       cv_error_t *err)
 {
 	const oci_id_mappings *u = &m->uid_mappings, *g = &m->gid_mappings;
-	if (!u->len && !g->len && cfg->spec->linux_) {
+	if (!u->len && !g->len && spec->linux_) {
 		/* "idmap" alone: the container's own mappings */
-		u = &cfg->spec->linux_->uid_mappings;
-		g = &cfg->spec->linux_->gid_mappings;
+		u = &spec->linux_->uid_mappings;
+		g = &spec->linux_->gid_mappings;
 	}
 	if (!u->len || !g->len)
 		return cv_error(err, EINVAL, "idmapped mount on `%s`: uidMappings and gidMappings are both required",
@@ -564,6 +569,344 @@ static int do_remount(int rootfd, const oci_mount *m, struct parsed_opts *p, cv_
 	return set_propagation(fd, p->prop, p->rprop, m->destination, err);
 }
 
+/* Type-implied options and the checks every mount gets, shared by the
+ * container side and cv_rootfs_idmap_prepare. */
+static int normalize_opts(const oci_mount *m, struct parsed_opts *p, cv_error_t *err)
+{
+	const char *type = m->type && *m->type ? m->type : NULL;
+	if (type && (strcmp(type, "bind") == 0 || strcmp(type, "rbind") == 0)) {
+		p->bind = true;
+		if (type[0] == 'r')
+			p->rec = true;
+	}
+	if ((m->uid_mappings.len || m->gid_mappings.len) && !p->idmap)
+		p->idmap = true;
+	if (p->idmap && !p->bind)
+		return cv_error(err, EINVAL, "mount `%s`: idmapped mounts need a bind mount", m->destination);
+	return 0;
+}
+
+static int premade_fd(const oci_mount *m, const struct cv_rootfs_config *cfg)
+{
+	const oci_spec *spec = cfg->spec;
+	if (!cfg->mount_fds || m < spec->mounts || m >= spec->mounts + spec->mounts_len)
+		return -1;
+	return cfg->mount_fds[m - spec->mounts];
+}
+
+int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds_out, cv_error_t *err)
+{
+	*fds_out = NULL;
+	if (!spec->mounts_len)
+		return 0;
+	int *fds = malloc(spec->mounts_len * sizeof *fds);
+	if (!fds)
+		return cv_error(err, ENOMEM, "idmapped mounts");
+	for (size_t i = 0; i < spec->mounts_len; i++)
+		fds[i] = -1;
+	bool any = false;
+	for (size_t i = 0; i < spec->mounts_len; i++) {
+		const oci_mount *m = &spec->mounts[i];
+		struct parsed_opts p __attribute__((cleanup(parsed_free)));
+		if (parse_opts(m, &p, err) < 0 || normalize_opts(m, &p, err) < 0) {
+			cv_error_prefix(err, "mount `%s`", m->destination);
+			goto fail;
+		}
+		if (!p.idmap || p.remount)
+			continue;
+		if (!m->source || !*m->source) {
+			cv_error(err, EINVAL, "bind mount on `%s`: no source", m->destination);
+			goto fail;
+		}
+		fds[i] = open_tree(AT_FDCWD, m->source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p.rec ? AT_RECURSIVE : 0));
+		if (fds[i] < 0) {
+			cv_error_errno(err, "bind mount `%s` on `%s`", m->source, m->destination);
+			goto fail;
+		}
+		if (apply_idmap(fds[i], m, &p, spec, err) < 0)
+			goto fail;
+		any = true;
+	}
+	if (any)
+		*fds_out = fds;
+	else
+		free(fds);
+	return 0;
+fail:
+	cv_rootfs_idmap_release(fds, spec->mounts_len);
+	return -1;
+}
+
+void cv_rootfs_idmap_release(int *fds, size_t n)
+{
+	if (!fds)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+}
+
+/* ---- tmpcopyup: the destination's contents copied into a new tmpfs ---- */
+
+/* Deeper trees than this are refused rather than risk the stack. */
+#define COPYUP_MAX_DEPTH 64
+
+struct copyup {
+	const char *dest;   /* for messages */
+	bool userns;        /* owners outside the mapping are left to the kernel */
+	char path[PATH_MAX]; /* current relative path, for messages */
+};
+
+static int copyup_fail(struct copyup *c, cv_error_t *err, const char *what)
+{
+	return cv_error_errno(err, "tmpcopyup on `%s`: %s `%s`", c->dest, what, c->path[0] ? c->path : ".");
+}
+
+/* Attributes the source had and the kernel lets us give: xattrs it refuses
+ * (security.* in a user namespace, trusted.*, unsupported ones) are
+ * skipped, as a copy by cp -a would. */
+static int copy_xattrs(struct copyup *c, int src, int dst, cv_error_t *err)
+{
+	char names[4096];
+	ssize_t n = flistxattr(src, names, sizeof names);
+	if (n < 0) {
+		if (errno == ENOTSUP || errno == ERANGE)
+			return 0;
+		return copyup_fail(c, err, "list xattrs of");
+	}
+	for (char *name = names; name < names + n; name += strlen(name) + 1) {
+		char val[4096];
+		ssize_t vl = fgetxattr(src, name, val, sizeof val);
+		if (vl < 0) {
+			if (errno == ENODATA || errno == ERANGE || errno == ENOTSUP)
+				continue;
+			return copyup_fail(c, err, "read xattr of");
+		}
+		if (fsetxattr(dst, name, val, (size_t)vl, 0) < 0 && errno != EPERM && errno != ENOTSUP &&
+		    errno != EOPNOTSUPP && errno != EINVAL)
+			return copyup_fail(c, err, "set xattr on");
+	}
+	return 0;
+}
+
+/* Owner, then mode (a chown clears set-id bits), then times. FD may be an
+ * O_PATH fd of a symlink (mode and xattrs do not apply then). */
+static int copy_meta(struct copyup *c, const struct stat *st, int fd, bool link, cv_error_t *err)
+{
+	if (fchownat(fd, "", st->st_uid, st->st_gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 &&
+	    !(c->userns && (errno == EINVAL || errno == EPERM || errno == EOVERFLOW)))
+		return copyup_fail(c, err, "chown");
+	if (!link) {
+		if (fchmod(fd, st->st_mode & 07777) < 0)
+			return copyup_fail(c, err, "chmod");
+	}
+	struct timespec ts[2] = { st->st_atim, st->st_mtim };
+	if (utimensat(fd, "", ts, AT_EMPTY_PATH) < 0 && errno != EINVAL && errno != ENOENT) {
+		/* AT_EMPTY_PATH is newer than utimensat on O_PATH fds; fall back to futimens */
+		if (link || futimens(fd, ts) < 0)
+			return copyup_fail(c, err, "set times of");
+	}
+	return 0;
+}
+
+static int copy_file_data(struct copyup *c, int src, int dst, off_t size, cv_error_t *err)
+{
+	off_t left = size;
+	while (left > 0) {
+		ssize_t n = copy_file_range(src, NULL, dst, NULL, (size_t)left, 0);
+		if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+			char buf[65536];
+			n = read(src, buf, sizeof buf);
+			if (n > 0) {
+				for (ssize_t w = 0, k; w < n; w += k) {
+					k = write(dst, buf + w, (size_t)(n - w));
+					if (k < 0) {
+						if (errno == EINTR) {
+							k = 0;
+							continue;
+						}
+						return copyup_fail(c, err, "write");
+					}
+				}
+			}
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return copyup_fail(c, err, "copy");
+		}
+		if (n == 0)
+			break; /* the file shrank under us */
+		left -= n;
+	}
+	return 0;
+}
+
+static int copy_tree(struct copyup *c, int srcdir, int dstdir, int depth, cv_error_t *err);
+
+static int copy_entry(struct copyup *c, int srcdir, int dstdir, const char *name, int depth, cv_error_t *err)
+{
+	struct stat st;
+	if (fstatat(srcdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0; /* removed meanwhile */
+		return copyup_fail(c, err, "stat");
+	}
+	mode_t type = st.st_mode & S_IFMT;
+	if (type == S_IFDIR) {
+		if (depth >= COPYUP_MAX_DEPTH)
+			return cv_error(err, ELOOP, "tmpcopyup on `%s`: `%s` is nested too deeply", c->dest, c->path);
+		if (mkdirat(dstdir, name, 0700) < 0)
+			return copyup_fail(c, err, "mkdir");
+		/* O_NOFOLLOW|O_DIRECTORY: a directory swapped for a symlink
+		 * meanwhile fails here instead of being followed. */
+		cleanup_close int s = openat(srcdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (s < 0)
+			return copyup_fail(c, err, "open");
+		cleanup_close int d = openat(dstdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (d < 0)
+			return copyup_fail(c, err, "open copy of");
+		if (copy_tree(c, s, d, depth + 1, err) < 0 || copy_xattrs(c, s, d, err) < 0)
+			return -1;
+		return copy_meta(c, &st, d, false, err);
+	}
+	if (type == S_IFREG) {
+		cleanup_close int s = openat(srcdir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		if (s < 0)
+			return copyup_fail(c, err, "open");
+		struct stat st2;
+		if (fstat(s, &st2) < 0)
+			return copyup_fail(c, err, "stat");
+		if (!S_ISREG(st2.st_mode) || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev)
+			return cv_error(err, EAGAIN, "tmpcopyup on `%s`: `%s` changed while being copied", c->dest, c->path);
+		cleanup_close int d = openat(dstdir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (d < 0)
+			return copyup_fail(c, err, "create");
+		if (copy_file_data(c, s, d, st2.st_size, err) < 0 || copy_xattrs(c, s, d, err) < 0)
+			return -1;
+		return copy_meta(c, &st2, d, false, err);
+	}
+	if (type == S_IFLNK) {
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(srcdir, name, target, sizeof target - 1);
+		if (n < 0)
+			return copyup_fail(c, err, "readlink");
+		target[n] = '\0';
+		/* copied as text: it is only followed later, inside the container */
+		if (symlinkat(target, dstdir, name) < 0)
+			return copyup_fail(c, err, "symlink");
+		cleanup_close int d = openat(dstdir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (d < 0)
+			return copyup_fail(c, err, "open copy of");
+		return copy_meta(c, &st, d, true, err);
+	}
+	/* device nodes, fifos, sockets */
+	if (mknodat(dstdir, name, st.st_mode, st.st_rdev) < 0)
+		return copyup_fail(c, err, "mknod");
+	cleanup_close int d = openat(dstdir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (d < 0)
+		return copyup_fail(c, err, "open copy of");
+	if (fchownat(d, "", st.st_uid, st.st_gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 &&
+	    !(c->userns && (errno == EINVAL || errno == EPERM || errno == EOVERFLOW)))
+		return copyup_fail(c, err, "chown");
+	/* by name: the tmpfs is still detached, nobody else can reach it */
+	if (fchmodat(dstdir, name, st.st_mode & 07777, 0) < 0)
+		return copyup_fail(c, err, "chmod");
+	return 0;
+}
+
+static int copy_tree(struct copyup *c, int srcdir, int dstdir, int depth, cv_error_t *err)
+{
+	int dupfd = fcntl(srcdir, F_DUPFD_CLOEXEC, 3);
+	if (dupfd < 0)
+		return copyup_fail(c, err, "dup");
+	cleanup_dir DIR *dir = fdopendir(dupfd);
+	if (!dir) {
+		close(dupfd);
+		return copyup_fail(c, err, "read directory");
+	}
+	size_t base = strlen(c->path);
+	for (;;) {
+		errno = 0;
+		struct dirent *de = readdir(dir);
+		if (!de) {
+			if (errno)
+				return copyup_fail(c, err, "read directory");
+			break;
+		}
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(c->path + base, sizeof c->path - base, "%s%s", base ? "/" : "", de->d_name) >=
+		    (int)(sizeof c->path - base))
+			return cv_error(err, ENAMETOOLONG, "tmpcopyup on `%s`: path too long", c->dest);
+		int r = copy_entry(c, srcdir, dstdir, de->d_name, depth, err);
+		c->path[base] = '\0';
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Copies what DESTFD (an O_PATH directory inside the rootfs) holds into the
+ * root of the detached tmpfs TREE, before TREE covers it. */
+static int tmpcopyup(int tree, int destfd, const oci_mount *m, const struct cv_rootfs_config *cfg, cv_error_t *err)
+{
+	struct copyup c = { .dest = m->destination, .userns = cfg->new_userns };
+	cleanup_close int src = openat(destfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (src < 0)
+		return copyup_fail(&c, err, "open");
+	cleanup_close int dst = openat(tree, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dst < 0)
+		return copyup_fail(&c, err, "open the new tmpfs for");
+	return copy_tree(&c, src, dst, 0, err);
+}
+
+/* ---- destinations under /proc ---- */
+
+/* runc's rule: a mount on /proc itself must be a procfs (a fresh one or a
+ * bind of one); below /proc only the files lxcfs emulates may be covered,
+ * since anything else would let a mount hide or replace kernel interfaces
+ * the masks and the runtime rely on. */
+static int check_proc_dest(const oci_mount *m, const struct parsed_opts *p, int tree, int destfd,
+			   cv_error_t *err)
+{
+	static const char *const allowed[] = {
+		"proc/cpuinfo", "proc/diskstats", "proc/meminfo", "proc/stat", "proc/swaps", "proc/uptime",
+		"proc/loadavg", "proc/slabinfo", "proc/net/dev", "proc/sys/kernel/ns_last_pid",
+		"proc/sys/crypto/fips_enabled",
+	};
+	char clean[PATH_MAX];
+	int r = cv_path_clean(m->destination, clean, sizeof clean);
+	if (r < 0)
+		return cv_error(err, -r, "mount destination `%s`", m->destination);
+	if (strcmp(clean, "proc") == 0) {
+		struct statfs sf;
+		if (p->bind) {
+			if (fstatfs(tree, &sf) < 0)
+				return cv_error_errno(err, "statfs `%s`", m->source);
+			if (sf.f_type == PROC_SUPER_MAGIC)
+				return 0;
+		} else if (m->type && strcmp(m->type, "proc") == 0) {
+			return 0;
+		}
+		return cv_error(err, EPERM, "mount on `%s`: only a procfs may be mounted on /proc", m->destination);
+	}
+	if (strncmp(clean, "proc/", 5) == 0) {
+		for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+			if (strcmp(clean, allowed[i]) == 0)
+				return 0;
+		return cv_error(err, EPERM, "mount on `%s`: destinations inside /proc are not allowed", m->destination);
+	}
+	/* A symlink may lead into the container's procfs: judge where it landed. */
+	struct statfs sf;
+	if (fstatfs(destfd, &sf) < 0)
+		return cv_error_errno(err, "statfs mount destination `%s`", m->destination);
+	if (sf.f_type == PROC_SUPER_MAGIC)
+		return cv_error(err, EPERM, "mount on `%s`: the destination resolves inside /proc", m->destination);
+	return 0;
+}
+
 int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *cfg, cv_error_t *err)
 {
 	struct parsed_opts p __attribute__((cleanup(parsed_free)));
@@ -571,15 +914,10 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 
 	if (parse_opts(m, &p, err) < 0)
 		return cv_error_prefix(err, "mount `%s`", m->destination);
-	if (type && (strcmp(type, "bind") == 0 || strcmp(type, "rbind") == 0)) {
-		p.bind = true;
-		if (type[0] == 'r')
-			p.rec = true;
-	}
-	if ((m->uid_mappings.len || m->gid_mappings.len) && !p.idmap)
-		p.idmap = true;
-	if (p.idmap && !p.bind)
-		return cv_error(err, EINVAL, "mount `%s`: idmapped mounts need a bind mount", m->destination);
+	if (normalize_opts(m, &p, err) < 0)
+		return -1;
+	if (p.copyup && (p.bind || strcmp(type, "tmpfs") != 0))
+		return cv_error(err, EINVAL, "mount `%s`: tmpcopyup applies only to tmpfs mounts", m->destination);
 	if (p.remount)
 		return do_remount(rootfd, m, &p, err);
 	if (!p.bind && !type)
@@ -594,22 +932,35 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 		if (p.nsb || p.ndata)
 			cv_warn("bind mount on `%s`: options that only apply to a new filesystem are ignored",
 				m->destination);
-		tree = open_tree(AT_FDCWD, m->source,
-				 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p.rec ? AT_RECURSIVE : 0));
-		if (tree < 0)
-			return cv_error_errno(err, "bind mount `%s` on `%s`", m->source, m->destination);
+		int premade = premade_fd(m, cfg);
+		if (premade >= 0) {
+			tree = premade; /* idmapped by the runtime, see cv_rootfs_idmap_prepare */
+		} else {
+			if (p.idmap && cfg->new_userns)
+				return cv_error(err, EPERM,
+						"idmapped mount on `%s`: in a user namespace it must be prepared by the runtime",
+						m->destination);
+			tree = open_tree(AT_FDCWD, m->source,
+					 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p.rec ? AT_RECURSIVE : 0));
+			if (tree < 0)
+				return cv_error_errno(err, "bind mount `%s` on `%s`", m->source, m->destination);
+			if (p.idmap && apply_idmap(tree, m, &p, cfg->spec, err) < 0)
+				return -1;
+		}
 		struct stat st;
 		if (fstat(tree, &st) < 0)
 			return cv_error_errno(err, "stat `%s`", m->source);
 		is_file = !S_ISDIR(st.st_mode);
-		if (p.idmap && apply_idmap(tree, m, &p, cfg, err) < 0)
-			return -1;
 	} else if (strcmp(type, "cgroup") == 0) {
 		/* Below; needs the destination first. */
 	} else {
 		if (strcmp(type, "sysfs") == 0 && !cfg->new_netns)
 			p.set |= MOUNT_ATTR_RDONLY, p.clr &= ~(uint64_t)MOUNT_ATTR_RDONLY;
+		/* a read-only tmpfs is filled first, made read-only after */
+		uint64_t late_ro = p.copyup ? (p.set & MOUNT_ATTR_RDONLY) : 0;
+		p.set &= ~late_ro;
 		tree = mount_new_fs(type, m, &p, cfg, err);
+		p.set |= late_ro;
 		if (tree < 0 && strcmp(type, "sysfs") == 0 && cfg->new_userns && (*err)->errnum == EPERM) {
 			/* A user namespace without its own network namespace may
 			 * not mount sysfs: bind the host's, read-only. */
@@ -624,13 +975,17 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 		} else if (tree < 0) {
 			return cv_error_prefix(err, "mount on `%s`", m->destination);
 		} else {
-			attrs_done = true; /* fsmount applied them */
+			attrs_done = !p.copyup; /* fsmount applied them */
 		}
 	}
 
 	cleanup_close int destfd = cv_mkdir_open_in_root(rootfd, m->destination, is_file, err);
 	if (destfd < 0)
 		return cv_error_prefix(err, "mount destination");
+	if (check_proc_dest(m, &p, tree, destfd, err) < 0)
+		return -1;
+	if (p.copyup && tmpcopyup(tree, destfd, m, cfg, err) < 0)
+		return -1;
 
 	if (!p.bind && strcmp(type, "cgroup") == 0)
 		return cgroup_attach_all(rootfd, destfd, m, &p, cfg, err);

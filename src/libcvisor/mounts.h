@@ -18,7 +18,20 @@ struct cv_rootfs_config {
 	bool new_userns;         /* devices are bind-mounted from the host, not mknod'ed */
 	bool new_netns;          /* without one, sysfs is mounted read-only */
 	bool new_cgroupns;
+	/* From cv_rootfs_idmap_prepare (indexed like spec->mounts), or NULL. */
+	const int *mount_fds;
 };
+
+/* Idmapped bind mounts when the container has its own user namespace: the
+ * kernel lets only a process privileged over the source filesystem's user
+ * namespace set MOUNT_ATTR_IDMAP, which the container process is not. The
+ * runtime calls this in the host namespaces before cloning the container
+ * process; *fds gets, per spec mount, a detached idmapped mount (or -1), or
+ * stays NULL when no mount is idmapped. The child inherits the fds and gets
+ * the array as cv_rootfs_config.mount_fds; the parent then releases its
+ * copies with cv_rootfs_idmap_release(*fds, spec->mounts_len). */
+int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds, cv_error_t *err);
+void cv_rootfs_idmap_release(int *fds, size_t n);
 
 /* Before pivot: rootfs propagation and self-bind, every spec mount, default
  * devices and /dev links. The createContainer hooks run after this. */

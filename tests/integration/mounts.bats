@@ -286,3 +286,104 @@ load fs-helpers
 	[[ "$output" == *ok* ]]
 	[ "$(cat /proc/self/mountinfo)" = "$before" ]
 }
+
+@test "tmpcopyup: contents, modes, owners, symlinks, fifos and xattrs are copied into the tmpfs" {
+	requires setfattr getfattr
+	r="$CV_BUNDLE/rootfs"
+	mkdir -p "$r/data/sub/deep"
+	echo hello >"$r/data/file"
+	chmod 0646 "$r/data/file" && chown 12:34 "$r/data/file"
+	chmod 0751 "$r/data/sub" && chown 5:6 "$r/data/sub"
+	echo deep >"$r/data/sub/deep/f"
+	ln -s /etc/passwd "$r/data/abs-link"
+	ln -s ../../../../.. "$r/data/sub/up-link"
+	mkfifo "$r/data/fifo" && chmod 0604 "$r/data/fifo"
+	setfattr -n user.cvisor -v copied "$r/data/file"
+	add_mount '{"destination":"/data","type":"tmpfs","source":"tmpfs","options":["tmpcopyup","nosuid","nodev","mode=0755"]}'
+	run fs_run 'cat /proc/self/mountinfo; cd /data && stat -c "%n %a %u %g %F" file sub fifo; cat file sub/deep/f; readlink abs-link; readlink sub/up-link; echo new > file; echo "rc=$?"'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /data)" == *" - tmpfs "* ]]
+	[[ "$output" == *"file 646 12 34 regular file"* ]]
+	[[ "$output" == *"sub 751 5 6 directory"* ]]
+	[[ "$output" == *"fifo 604 0 0 fifo"* ]]
+	[[ "$output" == *hello*deep* ]]
+	[[ "$output" == *"/etc/passwd"*"../../../../.."* ]]
+	[[ "$output" == *"rc=0"* ]]
+	# the write went to the tmpfs; the rootfs kept its file and its links
+	[ "$(cat "$r/data/file")" = hello ]
+	[ "$(readlink "$r/data/sub/up-link")" = ../../../../.. ]
+	# xattrs: seen from the host through the created container's root
+	[ -z "${FS_RUNNER:-}" ] || return 0
+	id="$(cv_new_id)"
+	# the container keeps its stdio: not through `run`, which waits for EOF
+	cvisor create --bundle "$CV_BUNDLE" "$id" </dev/null >/dev/null 2>"$CV_TMP/create.err" || {
+		cat "$CV_TMP/create.err"
+		false
+	}
+	pid="$(cvisor state "$id" | jq .pid)"
+	[ "$(getfattr -n user.cvisor --only-values "/proc/$pid/root/data/file")" = copied ]
+	[ "$(stat -c %i "/proc/$pid/root/data/file")" != "$(stat -c %i "$r/data/file")" ]
+}
+
+@test "tmpcopyup on a read-only tmpfs and on an empty or missing destination" {
+	mkdir -p "$CV_BUNDLE/rootfs/data" && echo ro >"$CV_BUNDLE/rootfs/data/f"
+	add_mount '{"destination":"/data","type":"tmpfs","source":"tmpfs","options":["tmpcopyup","ro"]}'
+	add_mount '{"destination":"/missing/dir","type":"tmpfs","source":"tmpfs","options":["tmpcopyup"]}'
+	run fs_run 'cat /proc/self/mountinfo; cat /data/f; touch /data/g; echo "rc=$?"; ls -A /missing/dir | wc -l'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /data)" == *" ro,"* ]]
+	[[ "$output" == *ro*"rc=1"* ]]
+	[ "$(printf '%s\n' "$output" | tail -1)" = 0 ]
+}
+
+@test "tmpcopyup never follows a destination symlink out of the rootfs" {
+	ln -s /etc "$CV_BUNDLE/rootfs/hostetc"
+	echo marker >"$CV_BUNDLE/rootfs/etc/only-in-rootfs"
+	add_mount '{"destination":"/hostetc","type":"tmpfs","source":"tmpfs","options":["tmpcopyup"]}'
+	run fs_run 'ls /etc/only-in-rootfs; grep -c "^root:" /etc/passwd; ls /etc | wc -l'
+	[ "$status" -eq 0 ]
+	# /hostetc resolved to the rootfs's /etc: its files were copied, not the host's
+	[[ "$output" == *only-in-rootfs* ]]
+	[ "$(printf '%s\n' "$output" | tail -1)" -eq "$(ls "$CV_BUNDLE/rootfs/etc" | wc -l)" ]
+}
+
+@test "tmpcopyup only applies to tmpfs" {
+	mkdir -p "$CV_TMP/src"
+	add_mount "{\"destination\":\"/mnt/b\",\"type\":\"bind\",\"source\":\"$CV_TMP/src\",\"options\":[\"bind\",\"tmpcopyup\"]}"
+	run fs_run 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"/mnt/b"*"tmpcopyup applies only to tmpfs mounts"* ]]
+}
+
+@test "mounts inside /proc are refused except the lxcfs files" {
+	mkdir -p "$CV_TMP/src" && echo fake >"$CV_TMP/cpuinfo"
+	add_mount '{"destination":"/proc/sys","type":"tmpfs","source":"tmpfs"}'
+	run fs_run 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"mount on \`/proc/sys\`: destinations inside /proc are not allowed"* ]]
+	update_config '.mounts |= map(select(.destination != "/proc/sys"))'
+	add_mount "{\"destination\":\"/proc/cpuinfo\",\"type\":\"bind\",\"source\":\"$CV_TMP/cpuinfo\",\"options\":[\"bind\",\"ro\"]}"
+	run fs_run 'cat /proc/cpuinfo'
+	[ "$status" -eq 0 ]
+	[ "$output" = fake ]
+}
+
+@test "/proc itself takes only a procfs; a symlink into /proc is judged where it leads" {
+	mkdir -p "$CV_TMP/src"
+	update_config '.mounts |= map(if .destination == "/proc" then {"destination":"/proc","type":"tmpfs","source":"tmpfs"} else . end)'
+	run fs_run 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"only a procfs may be mounted on /proc"* ]]
+	make_bundle "$CV_TMP/b2"
+	ln -s /proc/sys "$CV_BUNDLE/rootfs/sneaky"
+	add_mount "{\"destination\":\"/sneaky\",\"type\":\"bind\",\"source\":\"$CV_TMP/src\",\"options\":[\"bind\"]}"
+	run fs_run 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"/sneaky"*"resolves inside /proc"* ]]
+	# a bind of a procfs onto /proc is accepted
+	make_bundle "$CV_TMP/b3"
+	update_config '.mounts |= map(if .destination == "/proc" then {"destination":"/proc","type":"bind","source":"/proc","options":["rbind"]} else . end) | .linux.namespaces |= map(select(.type != "pid"))'
+	run fs_run 'test -e /proc/self/status && echo procok'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *procok* ]]
+}
