@@ -23,6 +23,26 @@ mount_line() {
 	printf '%s\n' "$output" | awk -v d="$1" '$5 == d' | tail -1
 }
 
+# fs_userns: the container gets its own user namespace (root = host 100000,
+# 65536 ids), the rootfs is chowned into it and its parents made searchable.
+fs_userns() {
+	local d
+	update_config '.linux.namespaces += [{"type":"user"}] | .linux.uidMappings = [{"containerID":0,"hostID":100000,"size":65536}] | .linux.gidMappings = [{"containerID":0,"hostID":100000,"size":65536}]'
+	chown -R 100000:100000 "$CV_BUNDLE/rootfs"
+	d="$CV_BUNDLE"
+	while [ "$d" != / ]; do
+		chmod o+x "$d"
+		d="$(dirname "$d")"
+	done
+}
+
+# fs_run_userns SCRIPT: like fs_run, through the fs-run driver with --userns
+# (the runtime's order: idmapped mounts prepared before the user namespace).
+fs_run_userns() {
+	update_config ".process.args = [\"sh\", \"-c\", $(jq -Rn --arg s "$1" '$s')]"
+	"$CVISOR_BUILDDIR/tests/integration/fs-run" --userns "$CV_BUNDLE" 2>&1
+}
+
 # Host mounts this test makes; fs_teardown unmounts them (deepest first).
 fs_host_mount() {
 	mount "$@" && echo "${@: -1}" >>"$CV_TMP/.mounts"

@@ -61,3 +61,31 @@ load fs-helpers
 	[[ "$output" == *0* ]]
 	[ "$(cat "$CV_BUNDLE/rootfs/etc/target")" = data ]
 }
+
+@test "user namespace: masked and readonly paths hold" {
+	fs_userns
+	update_config '.mounts |= map(select(.type != "cgroup"))'
+	update_config '.linux.readonlyPaths += ["/etc"] | .root.readonly = false'
+	run fs_run 'cat /proc/self/mountinfo; stat -c "%F %t:%T" /proc/keys; cat /proc/keys | wc -c; ls -A /proc/acpi | wc -l; touch /proc/acpi/x; echo "acpi=$?"; echo 1 > /proc/sys/kernel/ns_last_pid; echo "sys=$?"; touch /etc/x; echo "etc=$?"; touch /tmp/x && echo tmpok'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"character special file 1:3"* ]]
+	[[ "$(mount_line /proc/acpi)" == *" ro,nosuid,nodev,noexec"*" - tmpfs "* ]]
+	[[ "$(mount_line /proc/sys)" == *" ro,"* ]]
+	[[ "$(mount_line /etc)" == *" ro,"* ]]
+	[[ "$output" == *"acpi=1"* ]]
+	[[ "$output" == *"sys=1"* ]]
+	[[ "$output" == *"etc=1"* ]]
+	[[ "$output" == *tmpok* ]]
+	[ ! -e "$CV_BUNDLE/rootfs/etc/x" ]
+}
+
+@test "user namespace: the default capabilities cannot undo a mask or a readonly path" {
+	fs_userns
+	update_config '.mounts |= map(select(.type != "cgroup"))'
+	run fs_run 'umount /proc/keys 2>&1; echo "umount=$?"; mount -o remount,rw /proc/sys 2>&1; echo "remount=$?"; cat /proc/keys | wc -c; echo 1 > /proc/sys/kernel/ns_last_pid; echo "sys=$?"'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"umount=1"* || "$output" == *"umount=255"* ]]
+	[[ "$output" != *"remount=0"* ]]
+	[[ "$output" == *"sys=1"* ]]
+	[[ "$(printf '%s\n' "$output" | grep -x '[0-9]*' | head -1)" = 0 ]]
+}
