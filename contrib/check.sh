@@ -9,6 +9,7 @@
 #   BUILD_DIR=/tmp/b contrib/check.sh
 #   CONFIGURE_FLAGS=--enable-sanitizers contrib/check.sh
 #   FUZZ_SECONDS=60 (default), FUZZ_SECONDS=0 skips fuzzing
+#   CHECK_TESTS="tests/integration/cli.bats" runs only those tests
 set -euo pipefail
 
 # Everything the build and the tests need. Helpers: add your packages here.
@@ -21,7 +22,7 @@ PACKAGES=(
 	# fuzzing
 	clang
 	# reference runtimes and engines
-	runc crun podman containerd containers-common slirp4netns bubblewrap
+	runc crun podman containerd golang-github-containers-common slirp4netns bubblewrap
 	# the cgroup v2 guest
 	qemu-system-x86 linux-image-amd64
 	# benchmark (tests/bench/bench.sh: GNU time for peak RSS)
@@ -55,20 +56,32 @@ install_missing() {
 
 install_missing
 
+# A failed build is one failure in the summary, so the last line always
+# tells the outcome.
+build_failed() {
+	say "$1 failed"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+}
+
 say "configure (out of tree: $BUILD_DIR)"
-(cd "$SRC" && ./autogen.sh >/dev/null 2>&1) || (cd "$SRC" && ./autogen.sh)
+(cd "$SRC" && ./autogen.sh >/dev/null 2>&1) || (cd "$SRC" && ./autogen.sh) || build_failed autogen
 mkdir -p "$BUILD_DIR"
 cd "$BUILD_DIR"
 # shellcheck disable=SC2086 # CONFIGURE_FLAGS is a list of words
-"$SRC/configure" -q ${CONFIGURE_FLAGS:-}
+"$SRC/configure" -q ${CONFIGURE_FLAGS:-} || build_failed configure
 
 say "build"
-make -j"$JOBS" >/dev/null
+make -j"$JOBS" >/dev/null || build_failed build
 
 say "make check"
 check_status=0
 rm -f test-suite.log
-make -j"$JOBS" check || check_status=$?
+if [ -n "${CHECK_TESTS:-}" ]; then
+	make -j"$JOBS" check TESTS="$CHECK_TESTS" || check_status=$?
+else
+	make -j"$JOBS" check || check_status=$?
+fi
 
 fuzz_status=0
 fuzz_ran=no

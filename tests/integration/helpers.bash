@@ -28,6 +28,10 @@
 #                          ["true"] without a terminal; sets CV_BUNDLE
 #   update_config FILTER [BUNDLE]   edits BUNDLE/config.json with jq FILTER
 #                          (jq --arg etc. are not needed: quote inside FILTER)
+#   cv_create ID [FLAGS...]  `cvisor create --bundle $CV_BUNDLE FLAGS... ID` with
+#                          stdio on files ($CV_TMP/create.out): the container
+#                          process inherits stdio, so `run cvisor create` would
+#                          wait for it forever. Prints the output on failure.
 #   cv_new_id              prints a fresh unique id and records it for teardown
 #   cv_track_pid PID       teardown kills PID (and only tracked pids)
 #   cv_track_cgroup DIR    teardown removes cgroup directory DIR (rmdir)
@@ -67,10 +71,19 @@ requires_root() {
 }
 
 cv_new_id() {
-	_cv_n=$((${_cv_n:-0} + 1))
-	local id="cvt-$$-${BATS_TEST_NUMBER:-0}-$_cv_n"
+	# Counted in a file: callers use $(cv_new_id), a subshell.
+	local n id
+	n=$(($(wc -l <"$CV_TMP/.ids") + 1))
+	id="cvt-$$-${BATS_TEST_NUMBER:-0}-$n"
 	echo "$id" >>"$CV_TMP/.ids"
 	echo "$id"
+}
+
+cv_create() {
+	local id="$1"
+	shift
+	"$CVISOR" --root "$CV_ROOT" create --bundle "$CV_BUNDLE" "$@" "$id" \
+		</dev/null >"$CV_TMP/create.out" 2>&1 || { cat "$CV_TMP/create.out"; return 1; }
 }
 
 cv_track_pid() {

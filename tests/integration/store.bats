@@ -25,8 +25,7 @@ load helpers
 
 @test "store: create makes a 0700 root and one entry; duplicate ids are refused" {
 	make_bundle
-	run cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	cv_create "$CV_ID"
 	[ "$(stat -c %a "$CV_ROOT")" = 700 ]
 	[ -d "$CV_ROOT/$CV_ID" ]
 	[ -f "$CV_ROOT/$CV_ID/state.json" ]
@@ -47,7 +46,7 @@ load helpers
 
 @test "store: delete removes the entry" {
 	make_bundle
-	cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
+	cv_create "$CV_ID"
 	run cvisor delete --force "$CV_ID"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ ! -e "$CV_ROOT/$CV_ID" ]
@@ -65,7 +64,7 @@ load helpers
 	local a b c
 	c="$(cv_new_id)-c" && b="$(cv_new_id)-b" && a="$(cv_new_id)-a"
 	for id in "$c" "$a" "$b"; do
-		cvisor create --bundle "$CV_BUNDLE" "$id"
+		cv_create "$id"
 	done
 	run cvisor list -q
 	[ "$status" -eq 0 ]
@@ -86,7 +85,7 @@ load helpers
 		ids+=("$(cv_new_id)")
 	done
 	for id in "${ids[@]}"; do
-		"$CVISOR" --root "$CV_ROOT" create --bundle "$CV_BUNDLE" "$id" >"$CV_TMP/out.$id" 2>&1 &
+		"$CVISOR" --root "$CV_ROOT" create --bundle "$CV_BUNDLE" "$id" </dev/null >"$CV_TMP/out.$id" 2>&1 &
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do
@@ -98,7 +97,7 @@ load helpers
 	same="$(cv_new_id)"
 	pids=()
 	for i in 1 2 3 4 5 6; do
-		"$CVISOR" --root "$CV_ROOT" create --bundle "$CV_BUNDLE" "$same" >"$CV_TMP/same.$i" 2>&1 &
+		"$CVISOR" --root "$CV_ROOT" create --bundle "$CV_BUNDLE" "$same" </dev/null >"$CV_TMP/same.$i" 2>&1 &
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do
