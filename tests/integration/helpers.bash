@@ -20,7 +20,10 @@
 #               force-deleted and their cgroups removed in teardown)
 #
 # Functions:
-#   cvisor ARGS...         $CVISOR --root "$CV_ROOT" ARGS... (use with `run`)
+#   cvisor ARGS...         $CVISOR --root "$CV_ROOT" ARGS... (use with `run`);
+#                          for `create` and `run -d` the container's inherited
+#                          stdio goes to a file, printed afterwards, so bats'
+#                          `run` does not wait for the container to exit
 #   busybox_rootfs DIR     DIR becomes a complete rootfs: busybox-static plus
 #                          its applet links, /etc/passwd and /etc/group
 #   make_bundle [DIR]      DIR (default $CV_TMP/bundle) gets rootfs/ and the
@@ -55,7 +58,35 @@ export CVISOR CVISOR_BUILDDIR CVISOR_SRCDIR CVISOR_TESTS_DIR
 
 CV_BUSYBOX="${CV_BUSYBOX:-/bin/busybox}"
 
+# The command a cvisor argument list runs (skipping global flags and values).
+_cv_verb() {
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--log | -log | --log-format | -log-format | --root | -root | --rootless | -rootless | --criu | -criu)
+			shift 2 ;;
+		-*) shift ;;
+		*) echo "$1"; return ;;
+		esac
+	done
+}
+
 cvisor() {
+	local verb a detached=no
+	verb="$(_cv_verb "$@")"
+	if [ "$verb" = run ]; then
+		for a in "$@"; do
+			case "$a" in -d | --detach | -detach) detached=yes ;; esac
+		done
+	fi
+	if [ "$verb" = create ] || [ "$detached" = yes ]; then
+		# The container process inherits stdio: keep it off bats' `run`
+		# pipe (which would then never reach EOF), show the output after.
+		local out rc=0
+		out="$(mktemp "$CV_TMP/.out.XXXXXX")"
+		"$CVISOR" --root "$CV_ROOT" "$@" </dev/null >"$out" 2>&1 || rc=$?
+		cat "$out"
+		return "$rc"
+	fi
 	"$CVISOR" --root "$CV_ROOT" "$@"
 }
 
