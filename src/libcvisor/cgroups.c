@@ -538,7 +538,7 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 {
 	char buf[4096], root[512];
 	struct own_line lines[64];
-	size_t nlines;
+	size_t nlines = 0;
 	struct cv_cgroup *cg;
 	enum cv_cgroup_layout layout;
 	bool absolute = cfg->cgroups_path && cfg->cgroups_path[0] == '/';
