@@ -9,6 +9,7 @@ libcvisor_core_la_SOURCES += \
 	src/libcvisor/container.c \
 	src/libcvisor/create.c src/libcvisor/create.h \
 	src/libcvisor/exec.c \
+	src/libcvisor/exe-guard.c src/libcvisor/exe-guard.h \
 	src/libcvisor/process.c src/libcvisor/process.h \
 	src/libcvisor/process-attrs.c src/libcvisor/process-attrs.h \
 	src/libcvisor/namespaces.c src/libcvisor/namespaces.h \

@@ -187,3 +187,99 @@ status_of() {
 	run cvisor list -q
 	[ -z "$output" ]
 }
+
+# CVE-2019-5736: the runtime runs from a read-only or sealed image, so a
+# handle a container takes on it is never writable. The binary under test is
+# a private copy, so a failing test cannot damage the build.
+guard_setup() {
+	cp "$CVISOR" "$CV_TMP/cvisor-copy"
+	GUARD_SUM=$(sha256sum <"$CV_TMP/cvisor-copy")
+	# the glibc loader and libraries, so the binary can run inside
+	local l
+	for l in $(ldd "$CV_TMP/cvisor-copy" | grep -o '/[^ ]*'); do
+		mkdir -p "rootfs$(dirname "$l")"
+		cp -L "$l" "rootfs$l"
+	done
+}
+
+guard_cvisor() {
+	"$CV_TMP/cvisor-copy" --root "$CV_ROOT" "$@"
+}
+
+@test "CVE-2019-5736: a #!/proc/self/exe program cannot write the runtime binary" {
+	guard_setup
+	printf '#!/proc/self/exe\n' >rootfs/bin/evil
+	chmod +x rootfs/bin/evil
+	# init: catch any process whose image is not busybox, keep a handle,
+	# and once that process is gone try to write through the handle
+	cat >rootfs/bin/attack <<'SH'
+#!/bin/sh
+while :; do
+	for p in /proc/[0-9]*; do
+		t=$(readlink $p/exe 2>/dev/null) || continue
+		case "$t" in */busybox|"") continue ;; esac
+		exec 3<$p/exe || continue
+		echo "grabbed $t" >/out
+		while [ -e $p/exe ]; do :; done
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			if echo PWNED >>/proc/self/fd/3 2>>/out; then echo WROTE >>/out; exit 0; fi
+			sleep 0.2
+		done
+		echo DENIED >>/out
+		exit 0
+	done
+done
+SH
+	chmod +x rootfs/bin/attack
+	update_config '.root.readonly = false | .process.args = ["/bin/sh", "-c", "/bin/attack; sleep 100"]'
+	guard_cvisor run -d "$CV_ID"
+	for i in $(seq 1 30); do
+		guard_cvisor exec "$CV_ID" /bin/evil 2>/dev/null || true
+		grep -q grabbed rootfs/out 2>/dev/null && break
+	done
+	cat rootfs/out
+	grep -q grabbed rootfs/out
+	for i in $(seq 1 50); do grep -qE "DENIED|WROTE" rootfs/out && break; sleep 0.1; done
+	cat rootfs/out
+	run grep -c WROTE rootfs/out
+	[ "$output" = 0 ]
+	grep -q DENIED rootfs/out
+	[ "$(sha256sum <"$CV_TMP/cvisor-copy")" = "$GUARD_SUM" ]
+	guard_cvisor delete -f "$CV_ID"
+}
+
+@test "CVE-2019-5736: with CAP_SYS_PTRACE and no user namespace, /proc/PID/exe and fds of the runtime are not writable" {
+	guard_setup
+	# a startContainer hook runs in the container while the runtime's child
+	# is still its pid 1; it holds every capability, CAP_SYS_PTRACE included
+	cat >rootfs/bin/grab <<'SH'
+#!/bin/sh
+(
+	exec 3</proc/1/exe || { echo NOOPEN >/out; exit 0; }
+	: >/out
+	for f in /proc/1/fd/*; do
+		case "$(readlink $f)" in *cvisor*|/memfd:*) ;; *) continue ;; esac
+		if (echo PWNED >>"$f") 2>/dev/null; then echo "WROTE fd $(readlink $f)" >>/out; fi
+	done
+	# wait for pid 1 to exec the program, then for the runtime to be gone
+	while [ "$(readlink /proc/1/exe)" != /bin/busybox ]; do :; done
+	sleep 0.5
+	if echo PWNED >>/proc/self/fd/3 2>>/out; then echo WROTE >>/out; else echo DENIED >>/out; fi
+) </dev/null >/dev/null 2>&1 &
+SH
+	chmod +x rootfs/bin/grab
+	update_config '.root.readonly = false | .process.args = ["sleep", "100"]
+		| .process.capabilities.bounding += ["CAP_SYS_PTRACE"]
+		| .process.capabilities.effective += ["CAP_SYS_PTRACE"]
+		| .process.capabilities.permitted += ["CAP_SYS_PTRACE"]
+		| .hooks.startContainer = [{"path": "/bin/grab"}]'
+	guard_cvisor create "$CV_ID"
+	guard_cvisor start "$CV_ID"
+	for i in $(seq 1 50); do grep -qE "DENIED|WROTE|NOOPEN" rootfs/out 2>/dev/null && break; sleep 0.1; done
+	cat rootfs/out
+	run grep -c WROTE rootfs/out
+	[ "$output" = 0 ]
+	grep -q DENIED rootfs/out
+	[ "$(sha256sum <"$CV_TMP/cvisor-copy")" = "$GUARD_SUM" ]
+	guard_cvisor delete -f "$CV_ID"
+}
