@@ -25,6 +25,7 @@
 #include "console.h"
 #include "create.h"
 #include "cvisor.h"
+#include "exe-guard.h"
 #include "namespaces.h"
 #include "process-attrs.h"
 #include "process.h"
@@ -224,6 +225,9 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 	oci_process proc;
 	int r;
 
+	r = cv_exe_guard_check(err);
+	if (r < 0)
+		return r;
 	r = cv_container_load(ctx, id, &c, err);
 	if (r < 0)
 		return r;
