@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -168,10 +169,17 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	if (pid == 0) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (cv_rootfs_prepare(&cfg, &err) < 0 || cv_rootfs_finalize(&cfg, &err) < 0) {
 			fprintf(stderr, "fs-run: %s\n", err->msg);
 			_exit(125);
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		/* FS_RUN_TIME=1: how long the filesystem module took, for benchmarks */
+		if (getenv("FS_RUN_TIME"))
+			fprintf(stderr, "fs-run: rootfs setup %ld us\n",
+				(long)((t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000));
 		if (spec->process->cwd && chdir(spec->process->cwd) < 0) {
 			perror("fs-run: chdir cwd");
 			_exit(125);
