@@ -30,6 +30,7 @@
 #include "console.h"
 #include "create.h"
 #include "cvisor.h"
+#include "exe-guard.h"
 #include "hooks.h"
 #include "log.h"
 #include "namespaces.h"
@@ -256,6 +257,9 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	r = cv_store_validate_id(id, err);
 	if (r < 0)
 		return r;
+	r = cv_exe_guard_check(err);
+	if (r < 0)
+		return r;
 	bundle = realpath(opts && opts->bundle ? opts->bundle : ".", NULL);
 	if (!bundle)
 		return cv_error_errno(err, "bundle `%s`", opts && opts->bundle ? opts->bundle : ".");
@@ -307,10 +311,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	if (spec->linux_ && spec->linux_->seccomp) {
 		r = cv_seccomp_compile(spec->linux_->seccomp, &seccomp, err);
 		if (r < 0)
-			return cv_error_prefix(err, "linux.seccomp");
-		if (cv_seccomp_has_notify(seccomp))
-			return cv_error(err, ENOTSUP,
-					"linux.seccomp: SCMP_ACT_NOTIFY is not supported by cvisor yet");
+			return r;
 	}
 
 	c = calloc(1, sizeof(*c));
@@ -340,7 +341,10 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	r = cv_cgroup_create(&cgc, &c->cg, err);
 	if (r < 0)
 		goto fail;
-	if (!L->run_mode && mkfifoat(c->entry->dirfd, "exec.fifo", 0600) < 0) {
+	/* 0622 past the umask: the container process reopens it after
+	 * switching to process.user (see open_exec_fifo in process.c). */
+	if (!L->run_mode && (mkfifoat(c->entry->dirfd, "exec.fifo", 0622) < 0 ||
+			     fchmodat(c->entry->dirfd, "exec.fifo", 0622, 0) < 0)) {
 		r = cv_error_errno(err, "create the exec fifo");
 		goto fail;
 	}
@@ -511,6 +515,15 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			close(steal_fd(&master));
 		}
 	}
+	if (seccomp && cv_seccomp_has_notify(seccomp)) {
+		cleanup_free char *js = NULL;
+		r = cv_sync_expect(sock_parent, CV_SYNC_SECCOMP, &m, err);
+		cv_sync_msg_release(&m);
+		if (r < 0 || (r = public_state(st, "creating", &js, err)) < 0 ||
+		    (r = cv_seccomp_take_listener(pidfd, m.errnum, spec->linux_->seccomp, js, err)) < 0 ||
+		    (r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
+			goto fail;
+	}
 	r = cv_sync_expect(sock_parent, CV_SYNC_READY, &m, err);
 	cv_sync_msg_release(&m);
 	if (r < 0)
@@ -549,6 +562,22 @@ fail:
 		c->entry = NULL;
 	}
 	return cv_error_prefix(err, "create");
+}
+
+/* The listener fd of a container process's notify filter: taken from it
+ * with pidfd_getfd (it only wrote the number, see cv_seccomp_hand_off) and
+ * handed to the agent at listenerPath; our copy is closed here. */
+int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, const char *state_json,
+			     cv_error_t *err)
+{
+	if (child_fd < 0)
+		return cv_error(err, EPROTO, "seccomp listener: bad fd number %d", child_fd);
+	cleanup_close int fd = (int)syscall(SYS_pidfd_getfd, pidfd, child_fd, 0);
+	if (fd < 0)
+		return cv_error_errno(err, "seccomp listener: take fd %d of the container process", child_fd);
+	if (!profile->listener_path || !*profile->listener_path)
+		return cv_error(err, EINVAL, "linux.seccomp.listenerPath: required with SCMP_ACT_NOTIFY");
+	return cv_seccomp_send_listener(profile->listener_path, fd, state_json, profile->listener_metadata, err);
 }
 
 static void launch_release(struct launch *L)

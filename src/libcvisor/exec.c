@@ -156,6 +156,9 @@ static int exec_child_setup(const struct exec_child *x, char **exe, cv_error_t *
 		r = cv_seccomp_load(x->seccomp, &notify, err);
 		if (r < 0)
 			return cv_error_prefix(err, "seccomp");
+		r = cv_seccomp_hand_off(x->sync_fd, notify, err);
+		if (r < 0)
+			return r;
 	}
 	r = cv_process_set_user_caps(p, !x->userns, err);
 	if (r < 0)
@@ -191,6 +194,8 @@ __attribute__((noreturn)) static void exec_child_main(const struct exec_child *x
 			cv_error_prefix(&err, "seccomp");
 			goto fail;
 		}
+		if (cv_seccomp_hand_off(x->sync_fd, notify, &err) < 0)
+			goto fail;
 	}
 	execve(exe, x->p->args.v, x->p->env.v);
 	cv_error_errno(&err, "exec `%s`", exe);
@@ -402,6 +407,17 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 					goto fail;
 				close(steal_fd(&master));
 			}
+			continue;
+		}
+		if (m.type == CV_SYNC_SECCOMP) {
+			cleanup_free char *js = NULL;
+			size_t jlen;
+			int child_fd = m.errnum;
+			cv_sync_msg_release(&m);
+			if ((r = oci_state_emit_public(c->state, false, &js, &jlen, err)) < 0 ||
+			    (r = cv_seccomp_take_listener(pidfd, child_fd, spec->linux_->seccomp, js, err)) < 0 ||
+			    (r = cv_sync_send(sp, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
+				goto fail;
 			continue;
 		}
 		if (m.type == CV_SYNC_ERROR) {

@@ -20,6 +20,7 @@
 #include "mounts.h"
 #include "process-attrs.h"
 #include "process.h"
+#include "safe-path.h"
 #include "status.h"
 #include "sync.h"
 
@@ -110,15 +111,51 @@ int cv_process_set_user_caps(const oci_process *p, bool may_setgroups, cv_error_
 	return 0;
 }
 
-/* Blocks until `start` opens the FIFO for reading, then tells it we passed. */
-static int wait_exec_fifo(int dirfd, cv_error_t *err)
+/* The exec FIFO is opened O_PATH while we are still root in the runtime's
+ * view, then reopened for writing through our own fd in a procfs instance
+ * we mounted: after the switch to process.user the state directory (0700,
+ * root) is out of reach by path, and the FIFO itself is 0622 for the same
+ * reason (runc does the same). */
+static int open_exec_fifo(int dirfd, int *out, cv_error_t *err)
 {
-	int fd;
+	int fd = openat(dirfd, "exec.fifo", O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "open exec fifo");
+	if (cv_procfs_root(err) < 0) {
+		close(fd);
+		return cv_error_prefix(err, "exec fifo");
+	}
+	*out = fd;
+	return 0;
+}
+
+int cv_seccomp_hand_off(int sync_fd, int notify_fd, cv_error_t *err)
+{
+	if (notify_fd < 0)
+		return 0;
+	int r = cv_sync_write_plain(sync_fd, CV_SYNC_SECCOMP, notify_fd, err);
+	if (r == 0)
+		r = cv_sync_read_plain(sync_fd, CV_SYNC_CONTINUE, err);
+	close(notify_fd); /* the container never keeps its own listener */
+	if (r < 0)
+		return cv_error_prefix(err, "seccomp listener");
+	return 0;
+}
+
+/* Blocks until `start` opens the FIFO for reading, then tells it we passed. */
+static int wait_exec_fifo(int pathfd, cv_error_t *err)
+{
+	char sub[64];
+	int fd, procfd = cv_procfs_root(err);
+	if (procfd < 0)
+		return procfd;
+	snprintf(sub, sizeof(sub), "self/fd/%d", pathfd);
 	do
-		fd = openat(dirfd, "exec.fifo", O_WRONLY | O_CLOEXEC);
+		fd = openat(procfd, sub, O_WRONLY | O_CLOEXEC);
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
 		return cv_error_errno(err, "open exec fifo");
+	close(pathfd);
 	if (write(fd, "0", 1) != 1) {
 		int e = errno;
 		close(fd);
@@ -183,7 +220,7 @@ static int build_env(const struct cv_child_config *c, char ***out, cv_error_t *e
 }
 
 static int child_setup(const struct cv_child_config *c, char **exe, char ***envp,
-		       const char **start_state, cv_error_t *err)
+		       const char **start_state, int *fifo_fd, cv_error_t *err)
 {
 	const oci_spec *spec = c->spec;
 	const oci_process *p = spec->process;
@@ -342,8 +379,13 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		r = cv_seccomp_load(c->seccomp, &notify, err);
 		if (r < 0)
 			return cv_error_prefix(err, "seccomp");
+		r = cv_seccomp_hand_off(c->sync_fd, notify, err);
+		if (r < 0)
+			return r;
 	}
 
+	if (c->state_dirfd >= 0 && (r = open_exec_fifo(c->state_dirfd, fifo_fd, err)) < 0)
+		return r;
 	bool may_setgroups = !(all_ns & CLONE_NEWUSER);
 	r = cv_process_set_user_caps(p, may_setgroups, err);
 	if (r < 0)
@@ -367,12 +409,30 @@ void cv_child_main(const struct cv_child_config *c)
 	const oci_process *p = c->spec->process;
 	char *exe = NULL, **envp = NULL;
 	const char *start_state = "";
-	int r;
+	int r, fifo_fd = -1;
 
-	r = child_setup(c, &exe, &envp, &start_state, &err);
+	r = child_setup(c, &exe, &envp, &start_state, &fifo_fd, &err);
 	if (r < 0)
 		goto fail;
 
+	/* A listener must reach the agent while the runtime still listens on
+	 * the sync socket (create's returns before start): so with NOTIFY and
+	 * noNewPrivileges the filter is loaded here, before READY, not after
+	 * the wait for start (runc's order too). */
+	bool notify_late = c->seccomp && p->no_new_privileges && cv_seccomp_has_notify(c->seccomp);
+	if (notify_late) {
+		int notify = -1;
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+			r = cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");
+			goto fail;
+		}
+		if (cv_seccomp_load(c->seccomp, &notify, &err) < 0) {
+			cv_error_prefix(&err, "seccomp");
+			goto fail;
+		}
+		if (cv_seccomp_hand_off(c->sync_fd, notify, &err) < 0)
+			goto fail;
+	}
 	/* Everything but stdio and the preserved fds closes at execve. */
 	if (syscall(SYS_close_range, 3 + c->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
 		r = cv_error_errno(&err, "close_range");
@@ -388,7 +448,7 @@ void cv_child_main(const struct cv_child_config *c)
 		_exit(1);
 
 	if (c->state_dirfd >= 0) {
-		r = wait_exec_fifo(c->state_dirfd, &err);
+		r = wait_exec_fifo(fifo_fd, &err);
 	} else {
 		struct cv_sync_msg m = { .fd = -1 };
 		r = cv_sync_expect(c->sync_fd, CV_SYNC_START, &m, &err);
@@ -405,7 +465,7 @@ void cv_child_main(const struct cv_child_config *c)
 		r = cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");
 		goto fail;
 	}
-	if (c->seccomp && p->no_new_privileges) {
+	if (c->seccomp && p->no_new_privileges && !notify_late) {
 		int notify = -1;
 		r = cv_seccomp_load(c->seccomp, &notify, &err);
 		if (r < 0) {

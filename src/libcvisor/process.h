@@ -34,6 +34,10 @@ __attribute__((noreturn)) void cv_child_main(const struct cv_child_config *c);
 int cv_find_executable(const char *file, char *const *env, char **out, cv_error_t *err);
 /* Sets the final credentials: groups, gid, uid (keeping capabilities over
  * the switch), then the capability sets. */
+/* After loading a filter: when notify_fd >= 0, tells the runtime its
+ * number (write only; the runtime takes it with pidfd_getfd and hands it
+ * to the agent), waits until that is done, and closes it. */
+int cv_seccomp_hand_off(int sync_fd, int notify_fd, cv_error_t *err);
 int cv_process_set_user_caps(const oci_process *p, bool may_setgroups, cv_error_t *err);
 
 #endif

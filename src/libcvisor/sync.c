@@ -127,3 +127,33 @@ void cv_sync_msg_release(struct cv_sync_msg *m)
 		close(m->fd);
 	m->fd = -1;
 }
+
+int cv_sync_write_plain(int sock, uint32_t type, int errnum, cv_error_t *err)
+{
+	struct hdr h = { type, errnum };
+	ssize_t n;
+	do
+		n = write(sock, &h, sizeof(h));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(h))
+		return cv_error_errno(err, "sync: send");
+	return 0;
+}
+
+int cv_sync_read_plain(int sock, uint32_t type, cv_error_t *err)
+{
+	struct hdr h;
+	ssize_t n;
+	do
+		n = read(sock, &h, sizeof(h));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return cv_error_errno(err, "sync: receive");
+	if (n != (ssize_t)sizeof(h))
+		return cv_error(err, EPIPE, "sync: the runtime went away");
+	if (h.type == CV_SYNC_ERROR)
+		return cv_error(err, h.errnum > 0 ? h.errnum : EIO, "sync: the runtime failed");
+	if (h.type != type)
+		return cv_error(err, EPROTO, "sync: unexpected message %u (wanted %u)", h.type, type);
+	return 0;
+}

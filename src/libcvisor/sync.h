@@ -20,6 +20,7 @@ enum cv_sync_type {
 	CV_SYNC_READY,       /* child -> parent: blocked before execve */
 	CV_SYNC_START,       /* parent -> child: exec now (run's fast path) */
 	CV_SYNC_PID,         /* exec's middle process -> parent: pid of the exec'd process */
+	CV_SYNC_SECCOMP,     /* child -> parent: errnum = the seccomp listener fd number */
 };
 
 /* Payloads are bounded: the state JSON hooks read is the largest one. */
@@ -42,5 +43,13 @@ int cv_sync_recv(int sock, struct cv_sync_msg *m, cv_error_t *err);
 /* Receives one message of the given type; CV_SYNC_ERROR becomes *err. */
 int cv_sync_expect(int sock, uint32_t type, struct cv_sync_msg *m, cv_error_t *err);
 void cv_sync_msg_release(struct cv_sync_msg *m);
+
+/* A header-only message through write(2), and the wait for one through
+ * read(2): the child's side of the seccomp listener hand-off, after its
+ * filter is loaded. A profile may notify sendmsg/recvmsg (nobody could
+ * answer before the agent has the fd); `write` is refused by the seccomp
+ * module for that reason, and the read blocks only once the agent has it. */
+int cv_sync_write_plain(int sock, uint32_t type, int errnum, cv_error_t *err);
+int cv_sync_read_plain(int sock, uint32_t type, cv_error_t *err);
 
 #endif

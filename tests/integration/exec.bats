@@ -72,3 +72,64 @@ teardown() {
 	grep -q hello-tty "$CV_TMP/tty.out"
 	grep -q /dev/pts/ "$CV_TMP/tty.out"
 }
+
+# The test agent at $CV_TMP/agent.sock answering notified syscalls with
+# errno $1 (0: success without running them); $2 names its message file.
+start_agent() {
+	local agent="$CVISOR_BUILDDIR/tests/integration/seccomp-agent"
+	[ -x "$agent" ] || skip "seccomp-agent not built"
+	rm -f "$CV_TMP/agent.sock"
+	"$agent" "$CV_TMP/agent.sock" "$1" "$CV_TMP/$2" >"$CV_TMP/$2.out" 2>&1 &
+	cv_track_pid $!
+	local i
+	for i in $(seq 100); do
+		grep -q ready "$CV_TMP/$2.out" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	false
+}
+
+notify_mkdir_profile() {
+	update_config ".linux.seccomp = {\"defaultAction\": \"SCMP_ACT_ALLOW\",
+		\"listenerPath\": \"$CV_TMP/agent.sock\", \"listenerMetadata\": \"m1\",
+		\"syscalls\": [{\"names\": [\"mkdir\", \"mkdirat\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"
+}
+
+@test "seccomp NOTIFY without noNewPrivileges: the listener reaches the agent before the program runs" {
+	start_agent 13 msg1
+	notify_mkdir_profile
+	update_config '.process.noNewPrivileges = false | .process.args = ["sh", "-c", "mkdir /tmp/nd; echo rc=$?"]'
+	id=$(cv_new_id)
+	run cvisor run "$id"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Permission denied"* ]]
+	[[ "$output" == *"rc=1"* ]]
+	[ ! -e rootfs/tmp/nd ]
+	jq -e --arg id "$id" '.fds == ["seccompFd"] and .metadata == "m1" and .state.id == $id
+		and .state.status == "creating"' "$CV_TMP/msg1"
+}
+
+@test "exec with a NOTIFY profile hands its own listener to the agent" {
+	start_agent 0 msg1
+	notify_mkdir_profile
+	id=$(cv_new_id)
+	cvisor run -d "$id" </dev/null >/dev/null 2>&1
+	for i in $(seq 50); do [ -s "$CV_TMP/msg1" ] && break; sleep 0.1; done
+	jq -e '.fds == ["seccompFd"]' "$CV_TMP/msg1"
+	# a second agent, answering EACCES, for the exec'd process
+	start_agent 13 msg2
+	run cvisor exec "$id" sh -c 'mkdir /tmp/ex; echo rc=$?'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Permission denied"* ]]
+	[ ! -e rootfs/tmp/ex ]
+	jq -e --arg id "$id" '.fds == ["seccompFd"] and .state.id == $id and .state.status == "running"' "$CV_TMP/msg2"
+	# that agent took one connection and is gone: the next exec fails,
+	# naming the socket, and leaves no process behind
+	run cvisor exec "$id" true
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"agent.sock"* ]]
+	[ "$(cvisor ps --format json "$id" | jq length)" -eq 1 ]
+}
