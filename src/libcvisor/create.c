@@ -377,11 +377,22 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		.pidfd = (uint64_t)(uintptr_t)&pidfd,
 		.exit_signal = SIGCHLD,
 	};
+	/* Pure v2: born in its cgroup (no cgroup.procs write, no window in the
+	 * caller's cgroup). Kernels without CLONE_INTO_CGROUP fall back. */
 	int ufd = cv_cgroup_unified_fd(c->cg);
-	bool into_cgroup = false;
-	(void)ufd;
+	bool into_cgroup = ufd >= 0;
+	if (into_cgroup) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)ufd;
+	}
 	fflush(NULL);
 	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid < 0 && into_cgroup && (errno == EINVAL || errno == E2BIG || errno == EOPNOTSUPP)) {
+		into_cgroup = false;
+		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
+		ca.cgroup = 0;
+		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	}
 	if (pid == 0) {
 		close(sock_parent);
 		/* The store lock is a flock on an open file: holding a copy of its
