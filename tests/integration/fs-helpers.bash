@@ -7,7 +7,11 @@
 fs_run() {
 	update_config ".process.args = [\"sh\", \"-c\", $(jq -Rn --arg s "$1" '$s')]"
 	if [ -n "${FS_RUNNER:-}" ]; then
-		"$FS_RUNNER" "$CV_BUNDLE" 2>&1
+		if jq -e '.linux.namespaces | any(.type == "user")' "$CV_BUNDLE/config.json" >/dev/null; then
+			"$FS_RUNNER" --userns "$CV_BUNDLE" 2>&1
+		else
+			"$FS_RUNNER" "$CV_BUNDLE" 2>&1
+		fi
 	else
 		cvisor run --bundle "$CV_BUNDLE" "$(cv_new_id)" 2>&1
 	fi
