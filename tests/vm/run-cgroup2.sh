@@ -46,7 +46,7 @@ trap 'rm -rf "$tmp"' EXIT
 init=$tmp/root
 mkdir -p "$init"/bin "$init"/proc "$init"/sys "$init"/dev "$init"/lower "$init"/new "$init"/rw "$init"/ko
 cp /bin/busybox "$init"/bin/
-for applet in sh mount mkdir insmod chroot cat poweroff cp; do ln -s busybox "$init/bin/$applet"; done
+for applet in sh mount mkdir insmod chroot cat poweroff cp ln; do ln -s busybox "$init/bin/$applet"; done
 
 # Kernel modules the guest needs for virtio-9p and overlayfs, dependencies
 # first, stored uncompressed (busybox insmod cannot decompress).
@@ -85,6 +85,8 @@ mount -t devtmpfs devtmpfs /new/dev
 mkdir -p /new/dev/pts /new/dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts /new/dev/pts
 mount -t tmpfs tmpfs /new/dev/shm
+ln -sf /proc/self/fd /new/dev/fd; ln -sf /proc/self/fd/0 /new/dev/stdin
+ln -sf /proc/self/fd/1 /new/dev/stdout; ln -sf /proc/self/fd/2 /new/dev/stderr
 mount -t cgroup2 cgroup2 /new/sys/fs/cgroup
 mount -t tmpfs tmpfs /new/run
 mount -t tmpfs tmpfs /new/tmp/.vm-scratch 2>/dev/null || true

@@ -1,0 +1,33 @@
+#!/usr/bin/env bats
+# cgroup v2 for real: this host is hybrid, so these tests boot a qemu guest
+# (tests/vm/run-cgroup2.sh: Debian kernel, cgroup2 with every controller at
+# /sys/fs/cgroup) and run the cgroup tests inside it.
+
+load helpers
+
+vm() {
+	local runner="$CVISOR_SRCDIR/tests/vm/run-cgroup2.sh"
+	run "$runner" --timeout 600 -- "$@"
+	echo "$output"
+	[ "$status" -ne 77 ] || skip "cannot boot the cgroup v2 guest: ${lines[-1]}"
+}
+
+@test "v2 guest: the cgroup manager's live test (create, resources, devices eBPF, freeze, kill, destroy)" {
+	requires_root
+	live="$CVISOR_BUILDDIR/tests/unit/test_cgroups_live"
+	[ -x "$live" ] || skip "build tests/unit/test_cgroups_live first (make check builds it)"
+	vm "$live"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# layout: unified"* ]]
+	[[ "$output" != *"not ok"* ]]
+}
+
+@test "v2 guest: container limits are enforced (OOM kill, pids limit, refused values, systemd error)" {
+	requires_root
+	requires bats jq
+	vm env CVISOR="$CVISOR" CVISOR_BUILDDIR="$CVISOR_BUILDDIR" CVISOR_SRCDIR="$CVISOR_SRCDIR" \
+		bats --tap -f "OOM|fork bomb|refuses|systemd" "$CVISOR_SRCDIR/tests/integration/cgroups.bats"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok 1 "* ]]
+	[[ "$output" != *"not ok"* ]]
+}
