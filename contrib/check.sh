@@ -24,7 +24,7 @@ PACKAGES=(
 	# reference runtimes and engines
 	runc crun podman containerd golang-github-containers-common slirp4netns bubblewrap
 	# the cgroup v2 guest
-	qemu-system-x86 linux-image-amd64
+	qemu-system-x86 linux-image-amd64 cpio kmod
 	# benchmark (tests/bench/bench.sh: GNU time for peak RSS)
 	time hyperfine
 )
