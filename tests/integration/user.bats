@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# create + start with a non-root process.user: the container process must
+# still reach the exec FIFO after it dropped to that user.
+
+load helpers
+
+@test "create/start with process.user 1000:1000 runs as that user" {
+	requires_root
+	make_bundle
+	update_config '.process.user = {"uid": 1000, "gid": 1000} | .process.args = ["sh", "-c", "id -u; id -g"]'
+	run cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ]
+	run cvisor state "$CV_ID"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"status": "created"'* ]]
+	run cvisor start "$CV_ID"
+	[ "$status" -eq 0 ]
+	run cvisor delete --force "$CV_ID"
+	[ "$status" -eq 0 ]
+}
+
+@test "run with process.user 1000:1000 prints that uid and gid" {
+	requires_root
+	make_bundle
+	update_config '.process.user = {"uid": 1000, "gid": 1000} | .process.args = ["sh", "-c", "echo $(id -u):$(id -g)"]'
+	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = "1000:1000" ]
+}
+
+@test "created container with process.user writes its output after start" {
+	requires_root
+	make_bundle
+	update_config '.process.user = {"uid": 1000, "gid": 1000} | .process.args = ["sh", "-c", "id -u > /tmp/out; sleep 30"] | .root.readonly = false | .mounts += [{"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["mode=1777"]}]'
+	run cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ]
+	run cvisor start "$CV_ID"
+	[ "$status" -eq 0 ]
+	local pid
+	pid=$(cvisor state "$CV_ID" | jq -r .pid)
+	for _ in $(seq 50); do
+		[ -s "/proc/$pid/root/tmp/out" ] && break
+		sleep 0.1
+	done
+	[ "$(cat "/proc/$pid/root/tmp/out")" = "1000" ]
+	run cvisor state "$CV_ID"
+	[[ "$output" == *'"status": "running"'* ]]
+}
