@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libmount.h>
-#define CV_WANT_LIBSECCOMP /* libseccomp itself: see src/libcvisor/seccomp.h */
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -36,7 +36,7 @@
 #include "namespaces.h"
 #include "process-attrs.h"
 #include "process.h"
-#include "seccomp.h"
+#include "seccomp-filter.h"
 #include "sync.h"
 
 #ifndef CLONE_NEWTIME

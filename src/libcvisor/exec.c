@@ -31,7 +31,7 @@
 #include "process.h"
 #include "log.h"
 #include "safe-path.h"
-#include "seccomp.h"
+#include "seccomp-filter.h"
 #include "status.h"
 #include "sync.h"
 

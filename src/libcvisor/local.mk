@@ -18,7 +18,7 @@ libcvisor_core_la_SOURCES += \
 	src/libcvisor/console.c src/libcvisor/console.h \
 	src/libcvisor/sync.c src/libcvisor/sync.h \
 	src/libcvisor/status.c src/libcvisor/status.h
-libcvisor_core_la_SOURCES += src/libcvisor/seccomp.c src/libcvisor/seccomp.h src/libcvisor/seccomp-internal.h \
+libcvisor_core_la_SOURCES += src/libcvisor/seccomp.c src/libcvisor/seccomp-filter.h src/libcvisor/seccomp-internal.h \
 	src/libcvisor/seccomp-notify.c src/libcvisor/seccomp-cache.c
 # sandbox (helper "sandbox")
 libcvisor_core_la_SOURCES += src/libcvisor/sandbox.c src/libcvisor/sandbox.h

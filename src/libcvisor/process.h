@@ -10,7 +10,7 @@
 #include "error.h"
 #include "namespaces.h"
 #include "oci/spec.h"
-#include "seccomp.h"
+#include "seccomp-filter.h"
 
 struct cv_child_config {
 	const oci_spec *spec;

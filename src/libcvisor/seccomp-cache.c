@@ -18,13 +18,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#define CV_WANT_LIBSECCOMP 1
-#include <seccomp.h> /* libseccomp, see seccomp.h */
+#include <seccomp.h>
 
 #include "cleanup.h"
 #include "log.h"
 #include "seccomp-internal.h"
-#include "seccomp.h"
+#include "seccomp-filter.h"
 
 #define CACHE_MAGIC "CVSECBPF"
 #define CACHE_FORMAT 1

@@ -9,8 +9,7 @@
 #include <inttypes.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#define CV_WANT_LIBSECCOMP 1
-#include <seccomp.h> /* libseccomp, see seccomp.h */
+#include <seccomp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,7 @@
 
 #include "cleanup.h"
 #include "log.h"
-#include "seccomp.h"
+#include "seccomp-filter.h"
 #include "seccomp-internal.h"
 
 #ifndef SECCOMP_FILTER_FLAG_LOG

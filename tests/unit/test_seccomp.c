@@ -28,7 +28,7 @@
 
 #include "cleanup.h"
 #include "seccomp-internal.h"
-#include "seccomp.h"
+#include "seccomp-filter.h"
 
 /* ---- minimal TAP ---- */
 static int t_num, t_failed;

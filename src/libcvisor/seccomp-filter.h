@@ -1,13 +1,7 @@
 /* OCI seccomp profile -> BPF filter. Compiled in the runtime before the
  * container process is cloned (so errors reach the caller early and the
  * work is done once), loaded by the container process right before execve. */
-/* This file shadows libseccomp's <seccomp.h> on the -I path. The module's own
- * sources define CV_WANT_LIBSECCOMP and include <seccomp.h>, which lands here
- * through the -I chain; #include_next then reaches the system header. */
-#if defined(CV_WANT_LIBSECCOMP) && !defined(CV_LIBSECCOMP_INCLUDED)
-#define CV_LIBSECCOMP_INCLUDED
-#include_next <seccomp.h>
-#endif
+/* Named seccomp-filter.h so it never shadows libseccomp's <seccomp.h>. */
 
 #ifndef CVISOR_SECCOMP_H
 #define CVISOR_SECCOMP_H
