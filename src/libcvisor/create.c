@@ -337,6 +337,9 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		/* --rootless, or by default when not root (runc's rule): a cgroup the
 		 * caller may not create is a warning, and the run goes on without it */
 		.rootless = ctx && (ctx->rootless > 0 || (ctx->rootless < 0 && geteuid() != 0)),
+		/* the linux.devices nodes must be usable, not only created */
+		.devices = spec->linux_ ? spec->linux_->devices : NULL,
+		.devices_len = spec->linux_ ? spec->linux_->devices_len : 0,
 	};
 	r = cv_cgroup_create(&cgc, &c->cg, err);
 	if (r < 0)

@@ -51,7 +51,7 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 		"cpu": {"shares": 512, "quota": 20000, "period": 100000, "cpus": "0"},
 		"pids": {"limit": 42},
 		"blockIO": {"throttleReadBpsDevice": [{"major": 254, "minor": 0, "rate": 1048576}],
-		            "throttleWriteIopsDevice": [{"major": 254, "minor": 0, "rate": 100}]},
+		            "throttleWriteIOPSDevice": [{"major": 254, "minor": 0, "rate": 100}]},
 		"devices": [{"allow": false, "access": "rwm"}, {"allow": true, "type": "c", "major": 10, "minor": 200, "access": "rw"}]
 	}'
 	detached cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
@@ -122,8 +122,12 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	n=0
 	for p in $(cat "$(cg_dir "$(is_v2 && echo unified || echo freezer)")/cgroup.procs"); do
 		n=$((n + 1))
+		# Since Linux 6.1 a task in a freezable sleep is frozen in place
+		# (TASK_FROZEN, shown as D) and keeps its wchan; older kernels
+		# park it in the refrigerator.
 		w=$(cat /proc/$p/wchan)
-		[[ "$w" == *refrigerator* || "$w" == *freezer* || "$w" == do_signal_stop || "$w" == get_signal ]] || { echo "pid $p wchan $w"; false; }
+		st=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f1)
+		[[ "$st" == D || "$w" == *refrigerator* || "$w" == *freezer* ]] || { echo "pid $p state $st wchan $w"; false; }
 	done
 	[ "$n" -ge 2 ]
 	[ "$(cvisor state "$CV_ID" | jq -r .status)" = paused ]
