@@ -408,25 +408,35 @@ load fs-helpers
 	[ "$(stat -c '%u %g' "$CV_TMP/idm/new")" = "0 0" ]
 }
 
-@test "user namespace: idmapped bind mount with its own mappings through cvisor run" {
+@test "user namespace: idmapped bind mounts through cvisor run (own mappings and the container's)" {
 	fs_userns
-	mkdir -p "$CV_TMP/idm" "$CV_BUNDLE/rootfs/mnt/id"
+	mkdir -p "$CV_TMP/idm" "$CV_TMP/idc" "$CV_BUNDLE/rootfs/mnt/id" "$CV_BUNDLE/rootfs/mnt/ic"
 	touch "$CV_TMP/idm/f" && chown 5:5 "$CV_TMP/idm/f"
+	touch "$CV_TMP/idc/f1000" && chown 1000:1001 "$CV_TMP/idc/f1000"
 	# host id 5 shows as container id 7 (host 100007 through the container's map)
 	add_mount "{\"destination\":\"/mnt/id\",\"type\":\"bind\",\"source\":\"$CV_TMP/idm\",\"options\":[\"bind\"],\"uidMappings\":[{\"containerID\":5,\"hostID\":100007,\"size\":1},{\"containerID\":0,\"hostID\":100000,\"size\":1}],\"gidMappings\":[{\"containerID\":5,\"hostID\":100007,\"size\":1},{\"containerID\":0,\"hostID\":100000,\"size\":1}]}"
+	# "idmap" alone: the container's own mappings
+	add_mount "{\"destination\":\"/mnt/ic\",\"type\":\"bind\",\"source\":\"$CV_TMP/idc\",\"options\":[\"bind\",\"idmap\"]}"
+	script='cat /proc/self/mountinfo; stat -c "%n %u %g" /mnt/id/f /mnt/ic/f1000; touch /mnt/ic/new && echo made'
 	if [ -x "$CVISOR_BUILDDIR/tests/integration/fs-run" ]; then
-		run fs_run_userns 'cat /proc/self/mountinfo; stat -c "%n %u %g" /mnt/id/f'
+		run fs_run_userns "$script"
 		[ "$status" -eq 0 ]
 		[[ "$output" == *"/mnt/id/f 7 7"* ]]
+		rm -f "$CV_TMP/idc/new"
 	fi
-	run fs_run 'cat /proc/self/mountinfo; stat -c "%n %u %g" /mnt/id/f'
+	run fs_run "$script"
 	if [[ "$output" == *"must be prepared by the runtime"* ]]; then
 		skip "the lifecycle does not call cv_rootfs_idmap_prepare yet"
 	fi
 	[ "$status" -eq 0 ]
 	[[ "$(mount_line /mnt/id)" == *",idmapped "* ]]
+	[[ "$(mount_line /mnt/ic)" == *",idmapped "* ]]
 	[[ "$output" == *"/mnt/id/f 7 7"* ]]
+	[[ "$output" == *"/mnt/ic/f1000 1000 1001"* ]]
+	[[ "$output" == *made* ]]
 	[ "$(stat -c '%u %g' "$CV_TMP/idm/f")" = "5 5" ]
+	[ "$(stat -c '%u %g' "$CV_TMP/idc/f1000")" = "1000 1001" ]
+	[ "$(stat -c '%u %g' "$CV_TMP/idc/new")" = "0 0" ]
 }
 
 @test "user namespace without its own network namespace: sysfs is the host's, bound read-only" {
