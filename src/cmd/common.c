@@ -20,21 +20,6 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 	return getopt_long_only(argc, argv, shortopts, longopts, NULL);
 }
 
-int cli_error(cv_error_t *err, int errnum, const char *fmt, ...)
-{
-	cleanup_free char *msg = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int r = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return cv_error(err, ENOMEM, "cvisor");
-	cv_error(err, 0, "%s", msg);
-	if (err && *err && (*err)->errnum == 0)
-		(*err)->errnum = errnum;
-	return -errnum;
-}
-
 int cli_usage(struct cv_cli *cli, cv_error_t *err, const char *fmt, ...)
 {
 	cleanup_free char *msg = NULL;
@@ -46,8 +31,8 @@ int cli_usage(struct cv_cli *cli, cv_error_t *err, const char *fmt, ...)
 	if (r < 0)
 		return cv_error(err, ENOMEM, "usage");
 	if (!cli->verb)
-		return cli_error(err, EINVAL, "%s; see cvisor --help", msg);
-	return cli_error(err, EINVAL, "%s; see cvisor %s --help", msg, cli->verb);
+		return cv_error_plain(err, EINVAL, "%s; see cvisor --help", msg);
+	return cv_error_plain(err, EINVAL, "%s; see cvisor %s --help", msg, cli->verb);
 }
 
 int cli_option_error(struct cv_cli *cli, int c, char **argv, const char *help, cv_error_t *err)
@@ -115,7 +100,7 @@ int cli_parse_signal(const char *s, cv_error_t *err)
 		errno = 0;
 		long n = strtol(s, &end, 10);
 		if (*end || errno || n < 1 || n > SIGRTMAX)
-			return cli_error(err, EINVAL, "invalid signal \"%s\"", s);
+			return cv_error_plain(err, EINVAL, "invalid signal \"%s\"", s);
 		return (int)n;
 	}
 	if (strncasecmp(name, "SIG", 3) == 0)
@@ -124,7 +109,7 @@ int cli_parse_signal(const char *s, cv_error_t *err)
 		int r = parse_rt(name, err);
 		if (r > 0)
 			return r;
-		return cli_error(err, EINVAL, "invalid signal \"%s\"", s);
+		return cv_error_plain(err, EINVAL, "invalid signal \"%s\"", s);
 	}
 	for (int sig = 1; sig < SIGRTMIN; sig++) {
 		const char *abbrev = sigabbrev_np(sig);
@@ -138,5 +123,5 @@ int cli_parse_signal(const char *s, cv_error_t *err)
 		return SIGIO;
 	if (strcasecmp(name, "CLD") == 0)
 		return SIGCHLD;
-	return cli_error(err, EINVAL, "invalid signal \"%s\"", s);
+	return cv_error_plain(err, EINVAL, "invalid signal \"%s\"", s);
 }

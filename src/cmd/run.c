@@ -52,7 +52,7 @@ int cmd_run(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	/* The library deletes the container when the program exits; keeping it
 	 * needs support there first. */
 	if (keep)
-		return cli_error(err, ENOTSUP, "run --keep: not supported yet");
+		return cv_error_plain(err, ENOTSUP, "run --keep: not supported yet");
 	if (cvisor_run(&cli->ctx, argv[optind], &o, detach, &status, err) < 0)
 		return -1;
 	return detach ? 0 : status;

@@ -92,7 +92,7 @@ int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	fd = openat(dirfd, "config.json", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		if (errno == EEXIST)
-			return cli_error(err, EEXIST, "`%s/config.json` already exists: remove it first", bundle);
+			return cv_error_plain(err, EEXIST, "`%s/config.json` already exists: remove it first", bundle);
 		return cv_error_errno(err, "create `%s/config.json`", bundle);
 	}
 	while (off < len) {

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,13 @@
 
 static struct cv_error_s oom_error = { ENOMEM, (char *)"out of memory" };
 
-static int set_error(cv_error_t *err, int errnum, const char *fmt, va_list ap)
+static int set_error(cv_error_t *err, int errnum, bool with_strerror, const char *fmt, va_list ap)
 {
 	char *base = NULL, *msg = NULL;
 
 	if (vasprintf(&base, fmt, ap) < 0)
 		base = NULL;
-	if (base && errnum > 0) {
+	if (base && errnum > 0 && with_strerror) {
 		if (asprintf(&msg, "%s: %s", base, strerror(errnum)) < 0)
 			msg = NULL;
 		free(base);
@@ -44,7 +45,16 @@ int cv_error(cv_error_t *err, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int r = set_error(err, errnum, fmt, ap);
+	int r = set_error(err, errnum, true, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int cv_error_plain(cv_error_t *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = set_error(err, errnum, false, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -54,7 +64,7 @@ int cv_error_errno(cv_error_t *err, const char *fmt, ...)
 	int errnum = errno;
 	va_list ap;
 	va_start(ap, fmt);
-	int r = set_error(err, errnum, fmt, ap);
+	int r = set_error(err, errnum, true, fmt, ap);
 	va_end(ap);
 	return r;
 }

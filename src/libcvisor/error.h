@@ -17,6 +17,11 @@ typedef struct cv_error_s {
  * degrades to a static string. */
 int cv_error(cv_error_t *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Like cv_error() but the message stays exactly as formatted (no strerror
+ * appended) while the errno is still recorded: for messages engines match
+ * verbatim ("container not running", `container "x" does not exist`). */
+int cv_error_plain(cv_error_t *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Same as cv_error(err, errno, ...): for use right after a failed syscall. */
 int cv_error_errno(cv_error_t *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

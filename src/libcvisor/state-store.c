@@ -36,24 +36,6 @@
 #define MAX_ID_LEN 1024
 #define MAX_STATE_SIZE (16 * 1024 * 1024)
 
-/* An error with an errno for callers to classify by, but a message without
- * strerror appended: these messages are matched verbatim by engines. */
-__attribute__((format(printf, 3, 4)))
-static int store_error(cv_error_t *err, int errnum, const char *fmt, ...)
-{
-	cleanup_free char *msg = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int r = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return cv_error(err, ENOMEM, "state store");
-	cv_error(err, 0, "%s", msg);
-	if (err && *err && (*err)->errnum == 0)
-		(*err)->errnum = errnum;
-	return -errnum;
-}
-
 int cv_store_root(const char *root, char **out, cv_error_t *err)
 {
 	char *r;
@@ -85,15 +67,15 @@ int cv_store_validate_id(const char *id, cv_error_t *err)
 	size_t len;
 
 	if (!id || !*id)
-		return store_error(err, EINVAL, "invalid container id \"\": must not be empty");
+		return cv_error_plain(err, EINVAL, "invalid container id \"\": must not be empty");
 	len = strnlen(id, MAX_ID_LEN + 1);
 	if (len > MAX_ID_LEN)
-		return store_error(err, EINVAL, "invalid container id \"%.32s...\": longer than %d bytes", id, MAX_ID_LEN);
+		return cv_error_plain(err, EINVAL, "invalid container id \"%.32s...\": longer than %d bytes", id, MAX_ID_LEN);
 	if (strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
-		return store_error(err, EINVAL, "invalid container id \"%s\": must not be \".\" or \"..\"", id);
+		return cv_error_plain(err, EINVAL, "invalid container id \"%s\": must not be \".\" or \"..\"", id);
 	for (const char *p = id; *p; p++)
 		if (!id_char_ok((unsigned char)*p))
-			return store_error(err, EINVAL,
+			return cv_error_plain(err, EINVAL,
 					"invalid container id \"%s\": only letters, digits and _+-. are allowed", id);
 	return 0;
 }
@@ -259,7 +241,7 @@ int cv_store_create(const char *root, const char *id, struct cv_store_entry **ou
 	if (cv_store_validate_id(id, err) < 0)
 		return cv_error_ret(*err);
 	if (strlen(id) > NAME_MAX)
-		return store_error(err, ENAMETOOLONG, "invalid container id \"%.32s...\": longer than %d bytes, the limit of a directory name",
+		return cv_error_plain(err, ENAMETOOLONG, "invalid container id \"%.32s...\": longer than %d bytes, the limit of a directory name",
 				id, NAME_MAX);
 	rootfd = open_root(root, true, err);
 	if (rootfd < 0)
@@ -288,7 +270,7 @@ int cv_store_create(const char *root, const char *id, struct cv_store_entry **ou
 		int saved = errno;
 		(void)remove_tree_at(rootfd, tmp, 0, &ignored);
 		if (saved == EEXIST || saved == ENOTEMPTY)
-			return store_error(err, EEXIST, "container \"%s\" already exists", id);
+			return cv_error_plain(err, EEXIST, "container \"%s\" already exists", id);
 		return cv_error(err, saved, "create container directory `%s/%s`", root, id);
 	}
 	*out = steal_pointer(&e);
@@ -315,7 +297,7 @@ int cv_store_open(const char *root, const char *id, struct cv_store_entry **out,
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
 		if (errno == ENOENT)
-			return store_error(err, ENOENT, "container \"%s\" does not exist", id);
+			return cv_error_plain(err, ENOENT, "container \"%s\" does not exist", id);
 		return cv_error_errno(err, "open state root `%s`", root);
 	}
 	e = entry_new(root, id);
@@ -324,19 +306,19 @@ int cv_store_open(const char *root, const char *id, struct cv_store_entry **out,
 	e->dirfd = openat(rootfd, id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (e->dirfd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG)
-			return store_error(err, ENOENT, "container \"%s\" does not exist", id);
+			return cv_error_plain(err, ENOENT, "container \"%s\" does not exist", id);
 		return cv_error_errno(err, "open container \"%s\"", id);
 	}
 	e->lockfd = openat(e->dirfd, LOCK_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (e->lockfd < 0) {
 		if (errno == ENOENT)
-			return store_error(err, ENOENT, "container \"%s\" does not exist", id);
+			return cv_error_plain(err, ENOENT, "container \"%s\" does not exist", id);
 		return cv_error_errno(err, "open lock of container \"%s\"", id);
 	}
 	if (lock_fd(e->lockfd, id, err) < 0)
 		return cv_error_ret(*err);
 	if (!entry_current(rootfd, e))
-		return store_error(err, ENOENT, "container \"%s\" does not exist", id);
+		return cv_error_plain(err, ENOENT, "container \"%s\" does not exist", id);
 	*out = steal_pointer(&e);
 	return 0;
 }
@@ -350,7 +332,7 @@ int cv_store_read_state(struct cv_store_entry *e, oci_state **out, cv_error_t *e
 	fd = openat(e->dirfd, STATE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return store_error(err, ENOENT, "container \"%s\" does not exist", e->id);
+			return cv_error_plain(err, ENOENT, "container \"%s\" does not exist", e->id);
 		return cv_error_errno(err, "open state of container \"%s\"", e->id);
 	}
 	for (;;) {

@@ -177,20 +177,3 @@ void cv_container_free(struct cv_container *c)
 	free(c->root);
 	free(c);
 }
-
-int cv_error_plain(cv_error_t *err, int errnum, const char *fmt, ...)
-{
-	char *msg = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	int r = cv_error(err, 0, "%s", msg ? msg : fmt);
-	free(msg);
-	if (err && *err && errnum > 0 && (*err)->msg && strcmp((*err)->msg, "out of memory") != 0) {
-		(*err)->errnum = errnum;
-		r = -errnum;
-	}
-	return r;
-}

@@ -43,9 +43,4 @@ int cv_pidfd_open_verified(pid_t pid, uint64_t start, int *out, cv_error_t *err)
 /* RFC 3339 UTC timestamp with nanoseconds (malloc'd). */
 char *cv_now_rfc3339(void);
 
-/* Like cv_error() but the message is kept exactly as given (no strerror
- * suffix): for the words engines match ("container not running"). */
-int cv_error_plain(cv_error_t *err, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 #endif
