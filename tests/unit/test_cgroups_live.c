@@ -170,7 +170,7 @@ static void lifecycle(enum cv_cgroup_layout layout)
 	/* The device rules hold for a process in the container's cgroup. */
 	{
 		int p[2], q[2];
-		char res[2] = "??";
+		char verdict[2] = "??";
 		pid_t dc;
 		if (pipe2(p, O_CLOEXEC) == 0 && pipe2(q, O_CLOEXEC) == 0 && (dc = fork()) >= 0) {
 			if (dc == 0) {
@@ -189,12 +189,12 @@ static void lifecycle(enum cv_cgroup_layout layout)
 			(void)!write(q[1], "x", 1);
 			close(q[0]);
 			close(q[1]);
-			(void)!read(p[0], res, 2);
+			(void)!read(p[0], verdict, 2);
 			close(p[0]);
 			waitpid(dc, NULL, 0);
 		}
-		ok(res[0] == 'y' && res[1] == 'p', "in the container cgroup /dev/null opens, /dev/kmsg is EPERM (%c%c)",
-		   res[0], res[1]);
+		ok(verdict[0] == 'y' && verdict[1] == 'p', "in the container cgroup /dev/null opens, /dev/kmsg is EPERM (%c%c)",
+		   verdict[0], verdict[1]);
 	}
 
 	oci_kv_list saved = { 0 };
