@@ -128,3 +128,37 @@ setup() {
 	[ "$(ls -A "$CV_TMP/victim")" = file ]
 	[ ! -e /d1 ]
 }
+
+@test "tmpcopyup while a directory is swapped for a symlink to the host copies nothing from the host" {
+	echo SECRET >"$CV_TMP/victim/hostsecret"
+	r="$CV_BUNDLE/rootfs"
+	mkdir -p "$r/data"
+	for i in $(seq 1 30); do echo "$i" >"$r/data/f$i"; done
+	add_mount '{"destination":"/data","type":"tmpfs","source":"tmpfs","options":["tmpcopyup"]}'
+	host_snapshot "$CV_TMP/before"
+	(
+		set +e
+		while :; do
+			rm -rf "$r/data/sub.tmp"; mkdir -p "$r/data/sub.tmp" && echo inside >"$r/data/sub.tmp/hostsecret"
+			mv -T "$r/data/sub.tmp" "$r/data/sub" 2>/dev/null
+			ln -sfn "$CV_TMP/victim" "$r/data/sub.lnk" && mv -T "$r/data/sub.lnk" "$r/data/sub" 2>/dev/null
+		done
+	) &
+	racer=$!
+	cv_track_pid "$racer"
+	ok=0 failed=0 leaks=0
+	for n in $(seq 1 20); do
+		run fs_run 'cat /data/sub/hostsecret 2>/dev/null; cat /data/sub.tmp/hostsecret 2>/dev/null; cat /data/sub.lnk/hostsecret 2>/dev/null; echo end'
+		if [ "$status" -eq 0 ]; then ok=$((ok + 1)); else failed=$((failed + 1)); fi
+		[[ "$output" != *SECRET* ]] || leaks=$((leaks + 1))
+		# a failure names the copy, never something obscure
+		[ "$status" -eq 0 ] || [[ "$output" == *"tmpcopyup on \`/data\`"* ]]
+	done
+	kill "$racer" || true
+	wait "$racer" 2>/dev/null || true
+	echo "# ok=$ok failed=$failed leaks=$leaks" >&3
+	[ "$leaks" -eq 0 ]
+	host_snapshot "$CV_TMP/after"
+	diff "$CV_TMP/before" "$CV_TMP/after"
+	[ "$(cat "$CV_TMP/victim/hostsecret")" = SECRET ]
+}
