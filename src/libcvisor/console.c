@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -19,19 +18,23 @@
 
 #include "cleanup.h"
 #include "console.h"
+#include "safe-path.h"
 
-int cv_console_setup(uint32_t rows, uint32_t cols, bool bind_console, int *master, cv_error_t *err)
+int cv_console_new_pty(int rootfd, uint32_t rows, uint32_t cols, int *master, int *slave, cv_error_t *err)
 {
-	int ptn = 0, unlock = 0;
-	char slave_path[64];
-
-	cleanup_close int m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (m < 0)
+	int unlock = 0;
+	/* create: the container's own devpts, reached inside its rootfs before
+	 * pivot_root (its /dev/ptmx is the link to pts/ptmx); exec: the
+	 * container's /dev/ptmx, since exec already runs in its root. */
+	cleanup_close int m = rootfd >= 0 ? cv_open_in_root(rootfd, "/dev/ptmx", O_RDWR | O_NOCTTY, 0, err)
+					  : open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0) {
+		if (rootfd >= 0)
+			return cv_error_prefix(err, "console");
 		return cv_error_errno(err, "console: open `/dev/ptmx`");
+	}
 	if (ioctl(m, TIOCSPTLCK, &unlock) < 0)
 		return cv_error_errno(err, "console: unlock pty");
-	if (ioctl(m, TIOCGPTN, &ptn) < 0)
-		return cv_error_errno(err, "console: get pty number");
 	/* TIOCGPTPEER opens the slave through the master's devpts, not by a
 	 * path the container could have replaced. */
 	cleanup_close int s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -40,22 +43,32 @@ int cv_console_setup(uint32_t rows, uint32_t cols, bool bind_console, int *maste
 	if (rows || cols) {
 		struct winsize ws = { .ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols };
 		if (ioctl(s, TIOCSWINSZ, &ws) < 0)
-			return cv_error_errno(err, "console: set size");
+			return cv_error_errno(err, "console: set size %ux%u", rows, cols);
 	}
-	snprintf(slave_path, sizeof(slave_path), "/dev/pts/%d", ptn);
-	/* /dev/console must exist to be a mount point; a read-only /dev
-	 * without it just means no /dev/console, as with runc. */
-	int cfd = !bind_console ? -1 : open("/dev/console", O_CREAT | O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (cfd >= 0) {
-		close(cfd);
-		if (mount(slave_path, "/dev/console", NULL, MS_BIND, NULL) < 0)
-			return cv_error_errno(err, "console: bind `%s` on `/dev/console`", slave_path);
-	}
-	if (ioctl(s, TIOCSCTTY, 0) < 0)
-		return cv_error_errno(err, "console: make `%s` the controlling terminal", slave_path);
+	*master = steal_fd(&m);
+	*slave = steal_fd(&s);
+	return 0;
+}
+
+int cv_console_make_stdio(int slave, cv_error_t *err)
+{
+	if (ioctl(slave, TIOCSCTTY, 0) < 0)
+		return cv_error_errno(err, "console: make the pty the controlling terminal");
 	for (int fd = 0; fd < 3; fd++)
-		if (dup2(s, fd) < 0)
+		if (dup2(slave, fd) < 0)
 			return cv_error_errno(err, "console: dup2 to %d", fd);
+	return 0;
+}
+
+int cv_console_setup(uint32_t rows, uint32_t cols, int *master, cv_error_t *err)
+{
+	cleanup_close int m = -1, s = -1;
+	int r = cv_console_new_pty(-1, rows, cols, &m, &s, err);
+	if (r < 0)
+		return r;
+	r = cv_console_make_stdio(s, err);
+	if (r < 0)
+		return r;
 	*master = steal_fd(&m);
 	return 0;
 }

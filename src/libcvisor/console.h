@@ -8,10 +8,14 @@
 
 #include "error.h"
 
-/* In the container after pivot_root: opens its /dev/ptmx, makes the slave
- * the controlling terminal and stdio, binds it over /dev/console (create
- * only, not exec), and returns the master in *master. */
-int cv_console_setup(uint32_t rows, uint32_t cols, bool bind_console, int *master, cv_error_t *err);
+/* A new pty: its master from ROOTFD's /dev/ptmx resolved inside that root
+ * (or, with ROOTFD -1, from the current root's /dev/ptmx), its slave
+ * through TIOCGPTPEER, sized ROWSxCOLS when not 0x0. */
+int cv_console_new_pty(int rootfd, uint32_t rows, uint32_t cols, int *master, int *slave, cv_error_t *err);
+/* Makes SLAVE the controlling terminal (after setsid) and stdio. */
+int cv_console_make_stdio(int slave, cv_error_t *err);
+/* exec: both of the above in the container's root; *master is returned. */
+int cv_console_setup(uint32_t rows, uint32_t cols, int *master, cv_error_t *err);
 /* Sends master over the unix socket at path (SCM_RIGHTS), as runc does. */
 int cv_console_send(const char *socket_path, int master, cv_error_t *err);
 /* Sends any fd (a pidfd for --pidfd-socket) the same way. */

@@ -289,6 +289,15 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	if (!spec->process->terminal && console_socket)
 		return cv_error_plain(err, EINVAL,
 				"cannot use console socket if cvisor will not detach or allocate tty");
+	if (spec->process->terminal && !console_socket && L->run_mode && !L->detach) {
+		/* The caller's terminal is relayed: without one, fail before
+		 * anything exists (runc fails the same way, on /dev/tty). */
+		int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (tty < 0)
+			return cv_error_errno(err, "process.terminal without --console-socket: the caller has "
+						   "no terminal: open `/dev/tty`");
+		close(tty);
+	}
 	if ((r = cv_caps_validate(spec->process->capabilities, err)) < 0 ||
 	    (r = cv_attrs_validate(spec, err)) < 0 || (r = cv_ns_plan_build(spec->linux_, &plan, err)) < 0)
 		return r;

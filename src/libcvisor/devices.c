@@ -233,3 +233,17 @@ int cv_devices_setup(int rootfd, const struct cv_rootfs_config *cfg, cv_error_t 
 		return -1;
 	return 0;
 }
+
+/* The container's pty slave over <rootfs>/dev/console, for a pty the
+ * container process allocates after cv_rootfs_prepare (its devpts only
+ * exists then); same resolution as cfg->console_fd above. */
+int cv_rootfs_bind_console(const struct cv_rootfs_config *cfg, int slave_fd, cv_error_t *err)
+{
+	cleanup_close int rootfd = open(cfg->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return cv_error_errno(err, "open rootfs `%s`", cfg->rootfs);
+	cleanup_close int devfd = cv_mkdir_open_in_root(rootfd, "/dev", false, err);
+	if (devfd < 0)
+		return -1;
+	return setup_console(devfd, slave_fd, err);
+}

@@ -39,5 +39,8 @@ int cv_rootfs_prepare(const struct cv_rootfs_config *cfg, cv_error_t *err);
 /* pivot_root (or chroot with no_pivot), then masked paths, readonly paths,
  * readonly root and rootfsPropagation. Leaves cwd at the new "/". */
 int cv_rootfs_finalize(const struct cv_rootfs_config *cfg, cv_error_t *err);
+/* Between the two: binds SLAVE_FD (a pty of the container's own devpts)
+ * over <rootfs>/dev/console. */
+int cv_rootfs_bind_console(const struct cv_rootfs_config *cfg, int slave_fd, cv_error_t *err);
 
 #endif

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -323,10 +324,26 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		.new_netns = (all_ns & CLONE_NEWNET) != 0,
 		.new_cgroupns = (plan->new_flags & CLONE_NEWCGROUP) != 0,
 	};
+	cleanup_close int console_master = -1, console_slave = -1;
 	if (all_ns & CLONE_NEWNS) {
 		r = cv_rootfs_prepare(&rc, err);
 		if (r < 0)
 			return r;
+		/* The pty comes from the container's own devpts (mounted just now),
+		 * so it is the container's terminal, not one of the host's. */
+		if (p->terminal) {
+			cleanup_close int rootfd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (rootfd < 0)
+				return cv_error_errno(err, "open rootfs `%s`", c->rootfs);
+			r = cv_console_new_pty(rootfd, p->has_console_size ? p->console_height : 0,
+					       p->has_console_size ? p->console_width : 0, &console_master,
+					       &console_slave, err);
+			if (r < 0)
+				return r;
+			r = cv_rootfs_bind_console(&rc, console_slave, err);
+			if (r < 0)
+				return cv_error_prefix(err, "console");
+		}
 	}
 	if (spec->hooks && (spec->hooks->prestart.len || spec->hooks->create_runtime.len)) {
 		r = cv_sync_send(c->sync_fd, CV_SYNC_HOOKS, 0, NULL, 0, -1, err);
@@ -355,12 +372,10 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		return cv_error(err, EINVAL, "linux.namespaces: a mount namespace is required");
 
 	if (p->terminal) {
-		cleanup_close int master = -1;
-		r = cv_console_setup(p->has_console_size ? p->console_height : 0,
-				     p->has_console_size ? p->console_width : 0, true, &master, err);
+		r = cv_console_make_stdio(console_slave, err);
 		if (r < 0)
 			return r;
-		r = cv_sync_send(c->sync_fd, CV_SYNC_CONSOLE, 0, NULL, 0, master, err);
+		r = cv_sync_send(c->sync_fd, CV_SYNC_CONSOLE, 0, NULL, 0, console_master, err);
 		if (r < 0)
 			return r;
 	}
@@ -403,6 +418,51 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 	return 0;
 }
 
+/* The caller's fds without O_CLOEXEC (a test harness's pipes, a shell's
+ * redirections) would stay open in the container process while it waits
+ * for start, so whoever waits for their EOF would hang. Everything the
+ * runtime opens is O_CLOEXEC: close the others above stdio and the
+ * preserved fds, as runc's init has nothing else. */
+static int close_inherited_fds(int first, cv_error_t *err)
+{
+	cleanup_close int dfd = cv_procfs_open("self/fd", O_RDONLY | O_DIRECTORY, err);
+	if (dfd < 0)
+		return cv_error_prefix(err, "close inherited fds");
+	DIR *d = fdopendir(dfd);
+	if (!d)
+		return cv_error_errno(err, "close inherited fds: read `/proc/self/fd`");
+	int dirfd_no = steal_fd(&dfd);
+	int *fds = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	/* Collected first: closing while reading the directory may skip entries. */
+	while ((e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd < first || fd == dirfd_no)
+			continue;
+		int fl = fcntl((int)fd, F_GETFD);
+		if (fl < 0 || (fl & FD_CLOEXEC))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			int *g = realloc(fds, cap * sizeof(int));
+			if (!g) {
+				free(fds);
+				closedir(d);
+				return cv_error(err, ENOMEM, "close inherited fds");
+			}
+			fds = g;
+		}
+		fds[n++] = (int)fd;
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+	return 0;
+}
+
 void cv_child_main(const struct cv_child_config *c)
 {
 	cleanup_error cv_error_t err = NULL;
@@ -411,6 +471,9 @@ void cv_child_main(const struct cv_child_config *c)
 	const char *start_state = "";
 	int r, fifo_fd = -1;
 
+	r = close_inherited_fds(3 + c->preserve_fds, &err);
+	if (r < 0)
+		goto fail;
 	r = child_setup(c, &exe, &envp, &start_state, &fifo_fd, &err);
 	if (r < 0)
 		goto fail;

@@ -93,3 +93,30 @@ incontainer() {
 	[[ "${lines[0]}" == *1 ]]
 	[ "${lines[1]}" = 500 ]
 }
+
+@test "create: the caller's fds without O_CLOEXEC are closed in the waiting container process" {
+	update_config '.process.args = ["true"]'
+	# fd 7 is the write end of the pipe `cat` reads: it sees EOF only when
+	# every holder closed it, so a container keeping it hangs until timeout.
+	run timeout 20 bash -c '{ "$CVISOR" --root "$CV_ROOT" create --bundle "$CV_BUNDLE" "$CV_ID" 7>&1 >/dev/null 2>&1 </dev/null; echo rc=$?; } | cat'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = rc=0 ]
+	run cvisor state "$CV_ID"
+	[[ "$output" == *'"status": "created"'* ]]
+	pid="$(cvisor state "$CV_ID" | jq .pid)"
+	# another inherited fd, a file this time, checked in /proc/PID/fd
+	id2="$(cv_new_id)"
+	"$CVISOR" --root "$CV_ROOT" create --bundle "$CV_BUNDLE" "$id2" 9>"$CV_TMP/nine" </dev/null >/dev/null 2>&1
+	pid2="$(cvisor state "$id2" | jq .pid)"
+	for p in "$pid" "$pid2"; do
+		ls -l /proc/"$p"/fd
+		! ls -l /proc/"$p"/fd | grep -q -e "$CV_TMP/nine" -e ' 7 -> ' -e ' 9 -> '
+	done
+	# --preserve-fds keeps fd 3 (and only the range asked for)
+	id3="$(cv_new_id)"
+	"$CVISOR" --root "$CV_ROOT" create --preserve-fds 1 --bundle "$CV_BUNDLE" "$id3" 3>"$CV_TMP/three" 9>"$CV_TMP/nine" </dev/null >/dev/null 2>&1
+	pid3="$(cvisor state "$id3" | jq .pid)"
+	ls -l /proc/"$pid3"/fd | grep -q "$CV_TMP/three"
+	! ls -l /proc/"$pid3"/fd | grep -q "$CV_TMP/nine"
+}

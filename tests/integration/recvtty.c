@@ -1,14 +1,38 @@
 /* recvtty SOCKET: a --console-socket receiver for tests. Listens on SOCKET,
  * takes one pty master fd sent with SCM_RIGHTS, copies everything the
- * container writes to the pty to stdout until the pty closes. */
+ * container writes to the pty to stdout until the pty closes.
+ * recvtty --pidfd SOCKET: a --pidfd-socket receiver: takes one fd the same
+ * way and prints the "Pid:" line of its /proc/self/fdinfo entry (the pid a
+ * pidfd refers to), then exits. */
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+static int print_fdinfo_pid(int fd)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		perror("recvtty: open fdinfo");
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "Pid:", 4) == 0) {
+			fputs(line, stdout);
+			fclose(f);
+			return 0;
+		}
+	fclose(f);
+	fprintf(stderr, "recvtty: fd %d has no Pid: line (not a pidfd)\n", fd);
+	return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -20,8 +44,13 @@ int main(int argc, char **argv)
 	} u;
 	int master = -1;
 
+	bool pidfd_mode = argc == 3 && strcmp(argv[1], "--pidfd") == 0;
+	if (pidfd_mode) {
+		argv++;
+		argc--;
+	}
 	if (argc != 2 || strlen(argv[1]) >= sizeof(addr.sun_path)) {
-		fprintf(stderr, "usage: recvtty SOCKET\n");
+		fprintf(stderr, "usage: recvtty [--pidfd] SOCKET\n");
 		return 2;
 	}
 	strcpy(addr.sun_path, argv[1]);
@@ -53,6 +82,8 @@ int main(int argc, char **argv)
 	name[n] = '\0';
 	fprintf(stderr, "recvtty: got %s\n", name);
 	close(c);
+	if (pidfd_mode)
+		return print_fdinfo_pid(master);
 	for (;;) {
 		n = read(master, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
