@@ -10,13 +10,14 @@ static const char help[] =
 	"Usage: cvisor run [flags] CONTAINER-ID\n"
 	"\n"
 	"Creates and starts a container. Without --detach, waits for the container's\n"
-	"process, deletes the container and exits with the process's exit status\n"
-	"(128 + N when killed by signal N).\n"
+	"process, deletes the container (unless --keep) and exits with the process's\n"
+	"exit status (128 + N when killed by signal N).\n"
 	"\n"
 	"Flags:\n"
 	CREATE_FLAGS_HELP
 	"  -d, --detach              return once the program runs; leave the container\n"
-	"  --keep                    keep the container after it exits (not supported yet: refused)\n"
+	"  --keep                    do not delete the container after it exits (it stays\n"
+	"                            stopped until `cvisor delete`)\n"
 	"  -h, --help                print this help\n";
 
 enum { OPT_KEEP = CLI_LONG_ONLY };
@@ -31,7 +32,7 @@ int cmd_run(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 		CLI_HELP_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
-	bool detach = false, keep = false;
+	bool detach = false;
 	int c, r, status = 0;
 
 	while ((c = cli_getopt(argc, argv, "+:b:dh", opts)) != -1) {
@@ -43,16 +44,12 @@ int cmd_run(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 		if (c == 'd')
 			detach = true;
 		else if (c == OPT_KEEP)
-			keep = true;
+			o.keep = true;
 		else
 			return cli_option_error(cli, c, argv, help, err);
 	}
 	if (cli_nargs(cli, argc, argv, 1, 1, "container id", err) < 0)
 		return -1;
-	/* The library deletes the container when the program exits; keeping it
-	 * needs support there first. */
-	if (keep)
-		return cv_error_plain(err, ENOTSUP, "run --keep: not supported yet");
 	if (cvisor_run(&cli->ctx, argv[optind], &o, detach, &status, err) < 0)
 		return -1;
 	return detach ? 0 : status;

@@ -44,6 +44,7 @@ struct cvisor_create_options {
 	int preserve_fds;
 	bool no_pivot;
 	bool no_new_keyring;
+	bool keep;                  /* run: keep the container (stopped) after it exits */
 };
 
 /* create: the container process is left blocked before execve. */

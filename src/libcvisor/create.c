@@ -13,6 +13,7 @@
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -817,6 +818,10 @@ int cvisor_run(const struct cvisor_context *ctx, const char *id,
 	}
 	r = cv_wait_forwarding(L.pid, L.pidfd, exit_status, err);
 	if (r < 0)
+		goto out;
+	/* --keep: left stopped, with its cgroup and state, for `delete`. */
+	if (opts && opts->struct_size >= offsetof(struct cvisor_create_options, keep) + sizeof(bool) &&
+	    opts->keep)
 		goto out;
 	{
 		cleanup_container struct cv_container *c = NULL;

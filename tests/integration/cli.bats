@@ -243,9 +243,6 @@ VERBS="create start run state kill delete exec ps list pause resume update event
 	run cvisor events --stats --interval 1s "$CV_ID"
 	[ "$status" -eq 1 ]
 	[ "$output" = "cvisor: events: not implemented yet" ]
-	run cvisor run --keep "$CV_ID"
-	[ "$status" -eq 1 ]
-	[ "$output" = "cvisor: run --keep: not supported yet" ]
 }
 
 @test "cli: --log-format json writes one JSON object per line" {

@@ -283,3 +283,27 @@ SH
 	[ "$(sha256sum <"$CV_TMP/cvisor-copy")" = "$GUARD_SUM" ]
 	guard_cvisor delete -f "$CV_ID"
 }
+
+@test "run --keep leaves the container stopped until delete, which runs poststop and removes it" {
+	update_config '.process.args = ["sh", "-c", "exit 5"] | .hooks = {"poststop": [{"path": "/bin/sh", "args": ["sh", "-c", "cat > '"$CV_TMP"'/poststop.json"]}]}'
+	run cvisor run --keep "$CV_ID"
+	[ "$status" -eq 5 ]
+	[ "$(status_of "$CV_ID")" = stopped ]
+	run cvisor list -q
+	[ "$output" = "$CV_ID" ]
+	# the cgroup stays with it
+	run _cv_id_cgroups
+	[ -n "$output" ]
+	[ ! -e "$CV_TMP/poststop.json" ]
+	run cvisor start "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cannot start a container that has stopped"* ]]
+	run cvisor delete "$CV_ID"
+	[ "$status" -eq 0 ]
+	jq -e ".id == \"$CV_ID\"" "$CV_TMP/poststop.json"
+	assert_gone "$CV_ID"
+	# without --keep the same run deletes it
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 5 ]
+	assert_gone "$CV_ID"
+}
