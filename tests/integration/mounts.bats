@@ -461,3 +461,21 @@ load fs-helpers
 	# a fresh mount has no host submounts below it
 	! printf '%s\n' "$output" | awk '$5 ~ "^/sys/fs/"' | grep -q .
 }
+
+@test "user namespace: tmpcopyup keeps owners inside the mapping and copes with unmapped ones" {
+	fs_userns
+	update_config '.mounts |= map(select(.type != "cgroup"))'
+	r="$CV_BUNDLE/rootfs"
+	mkdir -p "$r/data/sub" && chown 100000:100000 "$r/data/sub"
+	echo mapped >"$r/data/mapped" && chown 101000:101001 "$r/data/mapped"
+	echo unmapped >"$r/data/unmapped" && chown 0:0 "$r/data/unmapped" && chmod 0644 "$r/data/unmapped"
+	ln -s mapped "$r/data/link" && chown -h 100005:100005 "$r/data/link"
+	add_mount '{"destination":"/data","type":"tmpfs","source":"tmpfs","options":["tmpcopyup"]}'
+	run fs_run 'stat -c "%n %u %g" /data/mapped /data/unmapped /data/sub; stat -c "%n %u %g %N" -L /data/mapped; ls -ln /data/link; cat /data/unmapped'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"/data/mapped 1000 1001"* ]]
+	[[ "$output" == *"/data/sub 0 0"* ]]
+	[[ "$output" == *"/data/unmapped 65534 65534"* ]]
+	[[ "$output" == *" 5 "*" 5 "*"link -> mapped"* ]]
+	[[ "$output" == *unmapped* ]]
+}
