@@ -5,6 +5,7 @@
 
 #include "json.h"
 #include "spec.h"
+#include "resources-internal.h"
 
 static void free_id_mappings(oci_id_mappings *m)
 {
@@ -215,4 +216,10 @@ void oci_spec_free(oci_spec *s)
 	oci_kv_list_clear(&s->annotations);
 	free_linux(s->linux_);
 	free(s);
+}
+
+/* For oci/resources.c (update --resources). */
+void oci_resources_free_(oci_resources *res)
+{
+	free_resources(res);
 }

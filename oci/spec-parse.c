@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "json.h"
 #include "spec.h"
+#include "resources-internal.h"
 
 #define OOM(c) cv_error((c)->err, ENOMEM, "%s: %s", (c)->name, (c)->path)
 
@@ -859,4 +860,10 @@ int oci_process_load(const char *path, oci_process **out, cv_error_t *err)
 	if (r < 0)
 		return r;
 	return oci_process_parse(data, len, name, out, err);
+}
+
+/* For oci/resources.c (update --resources): the same parser. */
+int oci_resources_parse_obj_(jr_ctx *c, const jt_node *n, oci_resources *res)
+{
+	return parse_resources_obj(c, n, res);
 }

@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "spec.h"
+#include "resources-internal.h"
 
 static const char *const namespace_types[] = { "pid", "network", "mount", "ipc", "uts", "user", "cgroup", "time", NULL };
 static const char *const propagations[] = { "private", "shared", "slave", "unbindable",
@@ -428,4 +429,10 @@ int oci_spec_validate(const oci_spec *s, const char *name, cv_error_t *err)
 	if (s->linux_ && (r = check_linux(name, err, s->linux_)) < 0)
 		return r;
 	return 0;
+}
+
+/* For oci/resources.c (update --resources): the same checks. */
+int oci_resources_validate_(const char *name, cv_error_t *err, const oci_resources *res)
+{
+	return check_resources(name, err, res);
 }

@@ -111,6 +111,44 @@ int cvisor_resume(const struct cvisor_context *ctx, const char *id, cvisor_error
 int cvisor_pids(const struct cvisor_context *ctx, const char *id, pid_t **pids,
 		size_t *n, cvisor_error **err);
 
+/* update: applies a runtime-spec linux.resources JSON object (what
+ * `runc update --resources` and containerd send) to the container's cgroup.
+ * Only the values present change. */
+struct cvisor_update_options {
+	size_t struct_size;
+	const char *resources_json;
+	size_t resources_json_len;
+	const char *resources_name; /* names the source in errors; NULL = "resources" */
+	/* runc's update flags, used when resources_json is NULL: the text as
+	 * given (NULL = unchanged). Memory sizes take runc's forms ("128m",
+	 * "1g", "-1" for unlimited). */
+	const char *memory, *memory_swap, *memory_reservation, *kernel_memory, *kernel_memory_tcp;
+	const char *cpu_shares, *cpu_quota, *cpu_period, *cpu_rt_period, *cpu_rt_runtime;
+	const char *cpuset_cpus, *cpuset_mems;
+	const char *pids_limit, *blkio_weight;
+};
+int cvisor_update(const struct cvisor_context *ctx, const char *id,
+		  const struct cvisor_update_options *opts, cvisor_error **err);
+
+/* One statistics event in runc's schema (malloc'd, no trailing newline):
+ * {"type":"stats","id":ID,"data":{"cpu":...,"memory":...,"pids":...,
+ * "blkio":...,"hugetlb":...}}. */
+int cvisor_stats(const struct cvisor_context *ctx, const char *id, char **json,
+		 cvisor_error **err);
+
+/* events: calls `cb` with one JSON event line at a time (a stats event every
+ * interval, an {"type":"oom","id":ID} event per OOM) until the container
+ * stops (returns 0) or cb returns < 0 (returns that value). The container is
+ * not locked meanwhile. */
+typedef int (*cvisor_event_cb)(const char *json, void *userdata);
+struct cvisor_events_options {
+	size_t struct_size;
+	uint64_t interval_ms; /* 0 = 5000 */
+};
+int cvisor_events(const struct cvisor_context *ctx, const char *id,
+		  const struct cvisor_events_options *opts, cvisor_event_cb cb,
+		  void *userdata, cvisor_error **err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,10 +6,12 @@
 #define CVISOR_CGROUPS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "error.h"
 #include "oci/spec.h"
+#include "oci/stats.h"
 
 enum cv_cgroup_layout {
 	CV_CGROUP_UNIFIED = 2, /* cgroup2 at /sys/fs/cgroup */
@@ -59,6 +61,22 @@ int cv_cgroup_update(struct cv_cgroup *cg, const oci_resources *resources, cv_er
 /* Removes the directories cvisor created, waiting (bounded) for them to empty. */
 int cv_cgroup_destroy(struct cv_cgroup *cg, cv_error_t *err);
 void cv_cgroup_free(struct cv_cgroup *cg);
+
+/* Resource statistics in runc's schema, from whichever hierarchy holds each
+ * controller (v1 files, or the cgroup2 ones). Missing files leave zeros. */
+int cv_cgroup_stats(struct cv_cgroup *cg, oci_stats *out, cv_error_t *err);
+
+/* OOM notifications: v1 memory.oom_control through an eventfd registered in
+ * cgroup.event_control, v2 the oom_kill counter of memory.events watched with
+ * inotify. cv_cgroup_oom_fd is the fd to poll for POLLIN; after it fires,
+ * cv_cgroup_oom_read returns how many OOM events happened since last time. */
+struct cv_cgroup_oom;
+int cv_cgroup_oom_open(struct cv_cgroup *cg, struct cv_cgroup_oom **out, cv_error_t *err);
+int cv_cgroup_oom_fd(const struct cv_cgroup_oom *o);
+int cv_cgroup_oom_read(struct cv_cgroup_oom *o, uint64_t *events, cv_error_t *err);
+void cv_cgroup_oom_free(struct cv_cgroup_oom *o);
+static inline void cv_cgroup_oom_freep(struct cv_cgroup_oom **o) { cv_cgroup_oom_free(*o); }
+#define cleanup_cgroup_oom __attribute__((cleanup(cv_cgroup_oom_freep)))
 
 static inline void cv_cgroup_freep(struct cv_cgroup **c) { cv_cgroup_free(*c); }
 #define cleanup_cgroup __attribute__((cleanup(cv_cgroup_freep)))
