@@ -246,3 +246,171 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ ! -e "$d" ]
 }
+
+# ---- update, events, devices (helper cgroups-2) ----
+
+# The value of a cgroup file of the container, v1 controller CTRL.
+cg_cat() { cat "$(cg_dir "$1")/$2"; }
+
+@test "v1: update applies each of runc's flags to the cgroup files" {
+	is_v2 && skip "cgroup v1 host only"
+	update_config '.process.args = ["sleep", "60"] | .linux.resources = {"memory": {"limit": 268435456, "swap": 536870912}, "cpu": {"cpus": "0"}}'
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run cvisor update --memory 128m --memory-swap 256M --memory-reservation 64m \
+		--cpu-shares 300 --cpu-quota 30000 --cpu-period 200000 \
+		--cpuset-cpus 0 --cpuset-mems 0 --pids-limit 17 --blkio-weight 300 "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cg_cat memory memory.limit_in_bytes)" = 134217728 ]
+	[ "$(cg_cat memory memory.memsw.limit_in_bytes)" = 268435456 ]
+	[ "$(cg_cat memory memory.soft_limit_in_bytes)" = 67108864 ]
+	[ "$(cg_cat cpu cpu.shares)" = 300 ]
+	[ "$(cg_cat cpu cpu.cfs_quota_us)" = 30000 ]
+	[ "$(cg_cat cpu cpu.cfs_period_us)" = 200000 ]
+	[ "$(cg_cat cpuset cpuset.cpus)" = 0 ]
+	[ "$(cg_cat cpuset cpuset.mems)" = 0 ]
+	[ "$(cg_cat pids pids.max)" = 17 ]
+	b=$(cg_dir blkio)
+	if [ -e "$b/blkio.weight" ]; then w=$(cat "$b/blkio.weight"); else w=$(cat "$b/blkio.bfq.weight"); fi
+	[[ "$w" == *300* ]]
+	# raising memory above the current memsw limit: memsw is written first
+	run cvisor update --memory 1g --memory-swap 2g "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cg_cat memory memory.limit_in_bytes)" = 1073741824 ]
+	[ "$(cg_cat memory memory.memsw.limit_in_bytes)" = 2147483648 ]
+	run cvisor update --memory -1 --memory-swap -1 "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cg_cat memory memory.limit_in_bytes)" -gt 1073741824 ]
+	# realtime bandwidth where the kernel has RT group scheduling
+	if [ -e "$(cg_dir cpu)/cpu.rt_period_us" ]; then
+		run cvisor update --cpu-rt-period 900000 --cpu-rt-runtime 0 "$CV_ID"
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		[ "$(cg_cat cpu cpu.rt_period_us)" = 900000 ]
+	fi
+	# the container still runs: the limits did not kill it
+	[ "$(cvisor state "$CV_ID" | jq -r .status)" = running ]
+}
+
+@test "update --resources reads a linux.resources JSON object from a file or stdin" {
+	update_config '.process.args = ["sleep", "60"]'
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	echo '{"memory": {"limit": 100663296}, "pids": {"limit": 23}, "cpu": {"quota": 25000, "period": 100000}}' >"$CV_TMP/res.json"
+	run cvisor update --resources "$CV_TMP/res.json" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	if is_v2; then
+		u=$(cg_dir unified)
+		[ "$(cat "$u/memory.max")" = 100663296 ]
+		[ "$(cat "$u/pids.max")" = 23 ]
+		[ "$(cat "$u/cpu.max")" = "25000 100000" ]
+	else
+		[ "$(cg_cat memory memory.limit_in_bytes)" = 100663296 ]
+		[ "$(cg_cat pids pids.max)" = 23 ]
+		[ "$(cg_cat cpu cpu.cfs_quota_us)" = 25000 ]
+	fi
+	run sh -c "echo '{\"pids\": {\"limit\": 31}}' | '$CVISOR' --root '$CV_ROOT' update -r - '$CV_ID'"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	if is_v2; then [ "$(cat "$(cg_dir unified)/pids.max")" = 31 ]; else [ "$(cg_cat pids pids.max)" = 31 ]; fi
+	# bad input: one line naming the source and the JSON path
+	run sh -c "echo '{\"memory\": {\"limit\": \"lots\"}}' | '$CVISOR' --root '$CV_ROOT' update -r - '$CV_ID'"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"stdin: linux.resources.memory.limit: expected"* ]]
+	run cvisor update --memory 12q "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'--memory: invalid size "12q"'* ]]
+	run cvisor update --l3-cache-schema L3:0=f "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Intel RDT"*"not supported"* ]]
+	run cvisor update --resources "$CV_TMP/res.json" --memory 1g "$CV_ID"
+	[ "$status" -ne 0 ]
+	# a value the kernel refuses names the file, the value and the errno
+	if ! is_v2; then
+		run cvisor update --cpuset-cpus 4096 "$CV_ID"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *'cpuset.cpus "4096"'* ]]
+	fi
+}
+
+@test "events --stats prints one stats event in runc's schema" {
+	update_config '.process.args = ["sh", "-c", "sleep 60 & sleep 60"] | .linux.resources = {"memory": {"limit": 134217728}, "pids": {"limit": 50}}'
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run cvisor events --stats "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	echo "$output"
+	[ "$(jq -r .type <<<"$output")" = stats ]
+	[ "$(jq -r .id <<<"$output")" = "$CV_ID" ]
+	[ "$(jq '.data.pids.current' <<<"$output")" -ge 2 ]
+	[ "$(jq '.data.pids.limit' <<<"$output")" -eq 50 ]
+	[ "$(jq '.data.memory.usage.limit' <<<"$output")" -eq 134217728 ]
+	[ "$(jq '.data.memory.usage.usage' <<<"$output")" -gt 0 ]
+	[ "$(jq '.data.cpu.usage.total' <<<"$output")" -gt 0 ]
+	jq -e '.data.cpu.usage | has("kernel") and has("user")' <<<"$output"
+	jq -e '.data.memory | has("swap") and has("kernel") and has("kernelTCP") and (.raw | length > 5)' <<<"$output"
+	jq -e '.data | has("blkio") and has("hugetlb")' <<<"$output"
+	# a stopped container has no stats
+	cvisor kill "$CV_ID" KILL
+	for _ in $(seq 50); do [ "$(cvisor state "$CV_ID" | jq -r .status)" = stopped ] && break; sleep 0.1; done
+	run cvisor events --stats "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not running"* ]]
+}
+
+@test "events streams stats every interval and ends when the container stops" {
+	update_config '.process.args = ["sleep", "2"]'
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run timeout 20 "$CVISOR" --root "$CV_ROOT" events --interval 300ms "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	n=$(grep -c '"type":"stats"' <<<"$output")
+	[ "$n" -ge 2 ]
+	run cvisor events --interval 5x "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"invalid duration"* ]]
+}
+
+@test "events reports an oom event when the container exceeds its memory limit" {
+	update_config '.process.args = ["sh", "-c", "read x </tmp/go; dd if=/dev/zero of=/dev/null bs=64M count=1; sleep 60"]
+		| .linux.resources.memory = {"limit": 16777216, "swap": 16777216}'
+	mkfifo "$CV_BUNDLE/rootfs/tmp/go" 2>/dev/null || { mkdir -p "$CV_BUNDLE/rootfs/tmp"; mkfifo "$CV_BUNDLE/rootfs/tmp/go"; }
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	timeout 20 "$CVISOR" --root "$CV_ROOT" events --interval 1h "$CV_ID" >"$CV_TMP/events" 2>&1 &
+	evpid=$!
+	echo "$evpid" >>"$CV_TMP/.pids"
+	sleep 0.5
+	echo go >"$CV_BUNDLE/rootfs/tmp/go"
+	for _ in $(seq 100); do grep -q '"type":"oom"' "$CV_TMP/events" && break; sleep 0.1; done
+	cat "$CV_TMP/events"
+	grep -qx "{\"type\":\"oom\",\"id\":\"$CV_ID\"}" "$CV_TMP/events"
+	cvisor kill "$CV_ID" KILL
+	wait "$evpid"
+}
+
+@test "linux.devices nodes are allowed by the device cgroup, other nodes are not" {
+	[ -c /dev/fuse ] || skip "needs /dev/fuse"
+	[ -c /dev/loop-control ] || skip "needs /dev/loop-control"
+	update_config '.process.args = ["sh", "-c", ": >/dev/fuse && echo fuse-ok; cat /dev/loopctl 2>&1; true"]
+		| .linux.devices = [{"path": "/dev/fuse", "type": "c", "major": 10, "minor": 229, "fileMode": 438}]
+		| .mounts += [{"destination": "/dev/loopctl", "type": "bind", "source": "/dev/loop-control", "options": ["bind"]}]'
+	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *fuse-ok* ]]
+	[[ "$output" == *"loopctl"*"Operation not permitted"* ]]
+}
+
+@test "hybrid: the container's process is in the cgroup2 hierarchy too" {
+	is_v2 && skip "hybrid host only"
+	[ "$(stat -fc %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ] || skip "no cgroup2 at /sys/fs/cgroup/unified"
+	update_config '.process.args = ["sleep", "30"]'
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	pid=$(cvisor state "$CV_ID" | jq .pid)
+	u=$(cg_dir unified)
+	grep -qx "$pid" "$u/cgroup.procs"
+	grep -q "^0::.*/$CV_ID\$" /proc/$pid/cgroup
+	run cvisor delete --force "$CV_ID"
+	[ "$status" -eq 0 ]
+	[ ! -e "$u" ]
+}
