@@ -51,6 +51,17 @@ int cv_masked_paths(const oci_spec *spec, cv_error_t *err)
 					return cv_error_prefix(err, "maskedPaths");
 			}
 			tree = open_tree(empty, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+			/* Kernels before 6.15 refuse to clone a detached mount (one
+			 * from fsmount() not attached anywhere yet) with EINVAL, e.g.
+			 * Debian 12's 6.1: give this path its own empty tmpfs then.
+			 * (cgroups-2 helper; rootfs-2 owns this file) */
+			if (tree < 0 && errno == EINVAL) {
+				static const char *const opts[] = { "size=0", "mode=0555" };
+				tree = cv_fs_new("tmpfs", "tmpfs", opts, 2,
+						 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+				if (tree < 0)
+					return cv_error_prefix(err, "maskedPaths");
+			}
 		} else {
 			if (null < 0) {
 				null = cv_open_in_root(root, "/dev/null", O_PATH, 0, err);
