@@ -172,7 +172,14 @@ __attribute__((noreturn)) static void exec_child_main(const struct exec_child *x
 {
 	cleanup_error cv_error_t err = NULL;
 	char *exe = NULL;
-	int r = exec_child_setup(x, &exe, &err);
+	struct cv_sync_msg m = { .fd = -1 };
+	/* Nothing runs before the runtime has put us in the container's cgroup
+	 * (joining a v1 cpuset resets the cpu affinity, among others). */
+	int r = cv_sync_expect(x->sync_fd, CV_SYNC_CONTINUE, &m, &err);
+	cv_sync_msg_release(&m);
+	if (r < 0)
+		goto fail;
+	r = exec_child_setup(x, &exe, &err);
 	if (r < 0)
 		goto fail;
 	if (syscall(SYS_close_range, 3 + x->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
@@ -197,6 +204,10 @@ __attribute__((noreturn)) static void exec_child_main(const struct exec_child *x
 		if (cv_seccomp_hand_off(x->sync_fd, notify, &err) < 0)
 			goto fail;
 	}
+	/* execCPUAffinity.final: the last change before the program runs. */
+	if (x->p->exec_cpu_affinity &&
+	    cv_cpu_affinity_apply(x->p->exec_cpu_affinity->final, "process.execCPUAffinity.final", &err) < 0)
+		goto fail;
 	execve(exe, x->p->args.v, x->p->env.v);
 	cv_error_errno(&err, "exec `%s`", exe);
 fail:
@@ -361,6 +372,22 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 	}
 	struct clone_args ca = { .flags = CLONE_PIDFD, .pidfd = (uint64_t)(uintptr_t)&pidfd,
 				 .exit_signal = SIGCHLD };
+	/* execCPUAffinity.initial: the runtime's own affinity, inherited by the
+	 * process until it joins the container's cgroup; ours is restored
+	 * right after the clone. */
+	cleanup_cpuset cpu_set_t *own_cpus = NULL;
+	size_t own_cpus_size = 0;
+	if (proc.exec_cpu_affinity && proc.exec_cpu_affinity->initial && *proc.exec_cpu_affinity->initial) {
+		own_cpus_size = CPU_ALLOC_SIZE(CPU_SETSIZE);
+		own_cpus = CPU_ALLOC(CPU_SETSIZE);
+		if (!own_cpus)
+			return cv_error(err, ENOMEM, "process.execCPUAffinity.initial");
+		if (sched_getaffinity(0, own_cpus_size, own_cpus) < 0)
+			return cv_error_errno(err, "process.execCPUAffinity.initial: sched_getaffinity");
+		r = cv_cpu_affinity_apply(proc.exec_cpu_affinity->initial, "process.execCPUAffinity.initial", err);
+		if (r < 0)
+			goto restore_ns;
+	}
 	/* The store lock must not be inherited (see create.c). */
 	int lockfd = c->entry->lockfd;
 	fflush(NULL);
@@ -380,13 +407,21 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 		exec_child_main(&x);
 	}
 	int clone_errno = errno;
+	if (own_cpus && sched_setaffinity(0, own_cpus_size, own_cpus) < 0)
+		cv_warn("restore the runtime's cpu affinity: %s", strerror(errno));
+restore_ns:
 	if (own_pidns >= 0 && setns(own_pidns, CLONE_NEWPID) < 0)
 		cv_warn("restore the runtime's pid namespace: %s", strerror(errno));
+	if (r < 0)
+		return r;
 	if (pid < 0)
 		return cv_error(err, clone_errno, "exec: clone");
 	close(steal_fd(&sc));
 	/* The container record stays readable for others while we wait. */
 	if (cg && (r = cv_cgroup_enter(cg, pid, err)) < 0)
+		goto fail;
+	r = cv_sync_send(sp, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err);
+	if (r < 0)
 		goto fail;
 
 	struct cv_sync_msg m = { .fd = -1 };

@@ -66,6 +66,101 @@ struct cv_sched_attr {
 	uint64_t sched_period;
 };
 
+static const struct {
+	const char *name;
+	uint64_t flag;
+} sched_flag_names[] = {
+	{ "SCHED_FLAG_RESET_ON_FORK", 0x01 },  { "SCHED_FLAG_RECLAIM", 0x02 },
+	{ "SCHED_FLAG_DL_OVERRUN", 0x04 },     { "SCHED_FLAG_KEEP_POLICY", 0x08 },
+	{ "SCHED_FLAG_KEEP_PARAMS", 0x10 },    { "SCHED_FLAG_UTIL_CLAMP_MIN", 0x20 },
+	{ "SCHED_FLAG_UTIL_CLAMP_MAX", 0x40 },
+};
+
+static int sched_flags_from_names(const oci_strv *names, uint64_t *out, cv_error_t *err)
+{
+	uint64_t f = 0;
+	for (size_t i = 0; i < names->len; i++) {
+		size_t j = 0, n = sizeof(sched_flag_names) / sizeof(sched_flag_names[0]);
+		while (j < n && strcmp(names->v[i], sched_flag_names[j].name) != 0)
+			j++;
+		if (j == n)
+			return cv_error(err, EINVAL, "process.scheduler.flags[%zu]: unknown flag \"%s\"", i,
+					names->v[i]);
+		f |= sched_flag_names[j].flag;
+	}
+	*out = f;
+	return 0;
+}
+
+/* "0-3,7": a kernel-style cpu list. NULL or "" gives *set NULL (no change). */
+int cv_cpu_list_parse(const char *list, const char *field, cpu_set_t **set, size_t *size, cv_error_t *err)
+{
+	unsigned long max = 0;
+	*set = NULL;
+	*size = 0;
+	if (!list || !*list)
+		return 0;
+	/* Two passes: the highest cpu sizes the set, then the bits. */
+	for (int pass = 0; pass < 2; pass++) {
+		const char *s = list;
+		for (;;) {
+			char *end;
+			if (*s < '0' || *s > '9')
+				goto bad;
+			errno = 0;
+			unsigned long a = strtoul(s, &end, 10), b = a;
+			if (errno || a > 65535)
+				goto bad;
+			s = end;
+			if (*s == '-') {
+				s++;
+				if (*s < '0' || *s > '9')
+					goto bad;
+				b = strtoul(s, &end, 10);
+				if (errno || b > 65535 || b < a)
+					goto bad;
+				s = end;
+			}
+			for (unsigned long c = a; c <= b; c++) {
+				if (pass == 0 && c > max)
+					max = c;
+				if (pass == 1)
+					CPU_SET_S(c, *size, *set);
+			}
+			if (!*s)
+				break;
+			if (*s != ',')
+				goto bad;
+			s++;
+		}
+		if (pass == 0) {
+			*set = CPU_ALLOC(max + 1);
+			if (!*set)
+				return cv_error(err, ENOMEM, "%s", field);
+			*size = CPU_ALLOC_SIZE(max + 1);
+			CPU_ZERO_S(*size, *set);
+		}
+	}
+	return 0;
+bad:
+	if (*set) {
+		CPU_FREE(*set);
+		*set = NULL;
+	}
+	return cv_error(err, EINVAL, "%s: invalid cpu list \"%s\" (expected e.g. \"0-3,7\")", field, list);
+}
+
+int cv_cpu_affinity_apply(const char *list, const char *field, cv_error_t *err)
+{
+	cleanup_cpuset cpu_set_t *set = NULL;
+	size_t size;
+	if (cv_cpu_list_parse(list, field, &set, &size, err) < 0)
+		return -1;
+	if (set && sched_setaffinity(0, size, set) < 0)
+		return cv_error_errno(err, "%s: sched_setaffinity `%s`", field, list);
+	return 0;
+}
+
 #define IOPRIO_CLASS_SHIFT 13
 static int ioprio_class_from_name(const char *name)
 {
@@ -91,15 +186,24 @@ int cv_attrs_validate(const oci_spec *spec, cv_error_t *err)
 		if (p->scheduler && sched_from_name(p->scheduler->policy) < 0)
 			return cv_error(err, EINVAL, "process.scheduler.policy: unknown policy \"%s\"",
 					p->scheduler->policy ? p->scheduler->policy : "");
-		if (p->scheduler && p->scheduler->flags.len)
-			return cv_error(err, ENOTSUP,
-					"process.scheduler.flags: scheduler flags are not supported yet");
+		uint64_t sf;
+		if (p->scheduler && sched_flags_from_names(&p->scheduler->flags, &sf, err) < 0)
+			return -1;
 		if (p->io_priority && ioprio_class_from_name(p->io_priority->class_) < 0)
 			return cv_error(err, EINVAL, "process.ioPriority.class: unknown class \"%s\"",
 					p->io_priority->class_ ? p->io_priority->class_ : "");
-		if (p->exec_cpu_affinity)
-			return cv_error(err, ENOTSUP,
-					"process.execCPUAffinity: not supported yet");
+		if (p->exec_cpu_affinity) {
+			cleanup_cpuset cpu_set_t *set = NULL;
+			size_t size;
+			if (cv_cpu_list_parse(p->exec_cpu_affinity->initial, "process.execCPUAffinity.initial", &set,
+					      &size, err) < 0)
+				return -1;
+			CPU_FREE(set);
+			set = NULL;
+			if (cv_cpu_list_parse(p->exec_cpu_affinity->final, "process.execCPUAffinity.final", &set,
+					      &size, err) < 0)
+				return -1;
+		}
 	}
 	if (spec->linux_ && spec->linux_->personality) {
 		const oci_personality *pe = spec->linux_->personality;
@@ -153,6 +257,9 @@ int cv_scheduler_apply(const oci_process *p, cv_error_t *err)
 	a.sched_runtime = s->runtime.set ? s->runtime.v : 0;
 	a.sched_deadline = s->deadline.set ? s->deadline.v : 0;
 	a.sched_period = s->period.set ? s->period.v : 0;
+	int r = sched_flags_from_names(&s->flags, &a.sched_flags, err);
+	if (r < 0)
+		return r;
 	if (syscall(SYS_sched_setattr, 0, &a, 0) < 0)
 		return cv_error_errno(err, "process.scheduler: sched_setattr %s", s->policy);
 	return 0;

@@ -3,6 +3,8 @@
 #ifndef CVISOR_PROCESS_ATTRS_H
 #define CVISOR_PROCESS_ATTRS_H
 
+#include <sched.h>
+
 #include "error.h"
 #include "oci/spec.h"
 
@@ -12,6 +14,17 @@ int cv_attrs_validate(const oci_spec *spec, cv_error_t *err);
 int cv_rlimits_apply(const oci_process *p, cv_error_t *err);
 int cv_oom_score_adj_apply(const oci_process *p, cv_error_t *err);
 int cv_scheduler_apply(const oci_process *p, cv_error_t *err);
+/* execCPUAffinity: a cpu list ("0-3,7") into a CPU_ALLOC'd set (NULL for
+ * an empty or absent list); FIELD names it in errors. */
+int cv_cpu_list_parse(const char *list, const char *field, cpu_set_t **set, size_t *size, cv_error_t *err);
+/* sched_setaffinity of the calling process to LIST; nothing when empty. */
+int cv_cpu_affinity_apply(const char *list, const char *field, cv_error_t *err);
+static inline void cv_cpuset_freep(cpu_set_t **s)
+{
+	if (*s)
+		CPU_FREE(*s);
+}
+#define cleanup_cpuset __attribute__((cleanup(cv_cpuset_freep)))
 int cv_io_priority_apply(const oci_process *p, cv_error_t *err);
 int cv_personality_apply(const oci_linux *linux_, cv_error_t *err);
 /* new_flags: the CLONE_NEW* the container owns, to refuse a sysctl whose

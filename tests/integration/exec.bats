@@ -133,3 +133,39 @@ notify_mkdir_profile() {
 	[[ "$output" == *"agent.sock"* ]]
 	[ "$(cvisor ps --format json "$id" | jq length)" -eq 1 ]
 }
+
+# A process.json for `exec --process` from the container's own process,
+# with jq FILTER applied.
+exec_process_json() {
+	jq ".process | .args = [\"sh\", \"-c\", \"grep Cpus_allowed_list /proc/self/status\"] | $1" "$CV_BUNDLE/config.json" >"$CV_TMP/process.json"
+}
+
+@test "exec: execCPUAffinity final is the affinity the program runs with; the runtime's own is restored" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 cpus"
+	exec_process_json '.execCPUAffinity = {"initial": "0", "final": "1"}'
+	run cvisor exec --process "$CV_TMP/process.json" "$CV_ID"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ Cpus_allowed_list:[[:space:]]+1$ ]]
+	exec_process_json '.execCPUAffinity = {"final": "0"}'
+	run cvisor exec --process "$CV_TMP/process.json" "$CV_ID"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ Cpus_allowed_list:[[:space:]]+0$ ]]
+	# the runtime's own affinity is restored after the clone: a later exec
+	# without the setting gets the container's normal set
+	exec_process_json 'del(.execCPUAffinity)'
+	run cvisor exec --process "$CV_TMP/process.json" "$CV_ID"
+	[ "$status" -eq 0 ]
+	pid="$(cvisor state "$CV_ID" | jq -r .pid)"
+	[ "$output" = "$(grep Cpus_allowed_list /proc/"$pid"/status)" ]
+}
+
+@test "exec: a bad execCPUAffinity list is refused naming the field" {
+	exec_process_json '.execCPUAffinity = {"final": "1-x"}'
+	run cvisor exec --process "$CV_TMP/process.json" "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'process.execCPUAffinity.final: invalid cpu list "1-x"'* ]]
+	exec_process_json '.execCPUAffinity = {"initial": "3-1"}'
+	run cvisor exec --process "$CV_TMP/process.json" "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'process.execCPUAffinity.initial: invalid cpu list'* ]]
+}
