@@ -135,23 +135,36 @@ cv_setup() {
 	export CV_TMP CV_ROOT CV_ID
 }
 
-busybox_rootfs() {
-	local dir="$1" app
-	[ -x "$CV_BUSYBOX" ] || skip "requires $CV_BUSYBOX (Debian package busybox-static)"
-	mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,run}
-	cp "$CV_BUSYBOX" "$dir/bin/busybox"
-	while read -r app; do
-		[ "$app" = bin/busybox ] && continue
-		mkdir -p "$dir/$(dirname "$app")"
-		ln -sf /bin/busybox "$dir/$app"
-	done < <("$CV_BUSYBOX" --list-full)
-	echo 'root:x:0:0:root:/root:/bin/sh' >"$dir/etc/passwd"
-	echo 'nobody:x:65534:65534:nobody:/:/bin/false' >>"$dir/etc/passwd"
-	echo 'root:x:0:' >"$dir/etc/group"
-	echo 'nogroup:x:65534:' >>"$dir/etc/group"
-	chmod 1777 "$dir/tmp"
+# The applet links take one process each when made with ln: build the tree
+# once per bats run (perl-base is Essential in Debian) and copy it per test.
+_cv_busybox_template() {
+	local t="${BATS_RUN_TMPDIR:-${TMPDIR:-/tmp}}/cv-busybox-rootfs"
+	if [ ! -x "$t/bin/busybox" ]; then
+		local tmp
+		tmp="$(mktemp -d "$t.XXXXXX")"
+		mkdir -p "$tmp"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,run}
+		cp "$CV_BUSYBOX" "$tmp/bin/busybox"
+		"$CV_BUSYBOX" --list-full | perl -ne '
+			chomp; next if $_ eq "bin/busybox" || $_ eq "";
+			my ($d) = m{^(.*)/}; system("mkdir", "-p", "'"$tmp"'/$d") if $d && ! -d "'"$tmp"'/$d";
+			symlink("/bin/busybox", "'"$tmp"'/$_") or die "symlink $_: $!\n";'
+		echo 'root:x:0:0:root:/root:/bin/sh' >"$tmp/etc/passwd"
+		echo 'nobody:x:65534:65534:nobody:/:/bin/false' >>"$tmp/etc/passwd"
+		echo 'root:x:0:' >"$tmp/etc/group"
+		echo 'nogroup:x:65534:' >>"$tmp/etc/group"
+		chmod 1777 "$tmp/tmp"
+		# another test of the same run may have won the race: keep theirs
+		mv -T "$tmp" "$t" 2>/dev/null || rm -rf "$tmp"
+	fi
+	echo "$t"
 }
-
+busybox_rootfs() {
+	local dir="$1" t
+	[ -x "$CV_BUSYBOX" ] || skip "requires $CV_BUSYBOX (Debian package busybox-static)"
+	t="$(_cv_busybox_template)"
+	mkdir -p "$dir"
+	cp -a "$t/." "$dir/"
+}
 update_config() {
 	local filter="$1" bundle="${2:-$CV_BUNDLE}" tmp
 	tmp="$(mktemp "$bundle/.config.XXXXXX")"
