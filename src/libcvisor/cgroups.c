@@ -691,6 +691,86 @@ int cv_cgroup_unified_fd(struct cv_cgroup *cg)
 	return fd;
 }
 
+int cv_cgroup_clone_fd(struct cv_cgroup *cg)
+{
+	struct cv_cg_dir *d = cv_cg_find(cg, "unified");
+	cv_error_t e = NULL;
+	int fd;
+
+	if (!d || !d->unified)
+		return -1;
+	fd = cv_cg_dir_fd(d, &e);
+	cv_error_release(&e);
+	return fd;
+}
+
+int cv_cgroup_self_join_open(struct cv_cgroup *cg, struct cv_cgroup_self_join *j, cv_error_t *err)
+{
+	j->fd = NULL;
+	j->path = NULL;
+	j->n = 0;
+	j->rootless = cg->rootless;
+	if (cg->n == 0)
+		return 0;
+	j->fd = calloc(cg->n, sizeof(*j->fd));
+	j->path = calloc(cg->n, sizeof(*j->path));
+	if (!j->fd || !j->path) {
+		cv_cgroup_self_join_close(j);
+		return cv_error(err, ENOMEM, "join cgroup");
+	}
+	for (size_t i = 0; i < cg->n; i++) {
+		struct cv_cg_dir *d = &cg->dirs[i];
+		if (d->unified)
+			continue;
+		int dfd = cv_cg_dir_fd(d, err);
+		int fd = dfd < 0 ? -1 : openat(dfd, "tasks", O_WRONLY | O_CLOEXEC);
+		if (dfd >= 0 && fd < 0)
+			cv_error_errno(err, "open %s/tasks", d->path);
+		if (fd < 0) {
+			if (cg->rootless && rootless_skippable((*err)->errnum)) {
+				cv_warn("rootless: not joining cgroup %s: %s", d->path, (*err)->msg);
+				cv_error_release(err);
+				continue;
+			}
+			cv_cgroup_self_join_close(j);
+			return cv_error_prefix(err, "join cgroup `%s`", d->path);
+		}
+		j->path[j->n] = d->path;
+		j->fd[j->n++] = fd;
+	}
+	return 0;
+}
+
+int cv_cgroup_self_join(struct cv_cgroup_self_join *j, cv_error_t *err)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		/* "0": the writer itself, as one thread; the kernel then skips the
+		 * global threadgroup lock (its write side waits out an RCU grace
+		 * period, ~10 ms, on every pid written from outside). */
+		if (write(j->fd[i], "0", 1) != 1) {
+			int e = errno;
+			if (j->rootless && rootless_skippable(e)) {
+				cv_warn("rootless: not joining cgroup %s: %s", j->path[i], strerror(e));
+				continue;
+			}
+			return cv_error(err, e, "join cgroup `%s`: write tasks \"0\"", j->path[i]);
+		}
+	}
+	cv_cgroup_self_join_close(j);
+	return 0;
+}
+
+void cv_cgroup_self_join_close(struct cv_cgroup_self_join *j)
+{
+	for (size_t i = 0; i < j->n; i++)
+		close(j->fd[i]);
+	free(j->fd);
+	free(j->path);
+	j->fd = NULL;
+	j->path = NULL;
+	j->n = 0;
+}
+
 #define CREATED_PREFIX "created:"
 
 static int kv_add(oci_kv_list *kv, const char *k1, const char *k2, const char *v, cv_error_t *err)

@@ -46,6 +46,29 @@ int cv_cgroup_enter(struct cv_cgroup *cg, pid_t pid, cv_error_t *err);
  * cv_cgroup_enter for the v1 hierarchies). Owned by cg. */
 int cv_cgroup_unified_fd(struct cv_cgroup *cg);
 
+/* An O_RDONLY|O_DIRECTORY fd of the v2 directory in any layout (hybrid's
+ * cgroup2 hierarchy too), for clone3(CLONE_INTO_CGROUP); -1 when there is
+ * none. Owned by cg. */
+int cv_cgroup_clone_fd(struct cv_cgroup *cg);
+
+/* Joining the v1 directories from inside: the runtime opens every v1 `tasks`
+ * file before clone (cv_cgroup_self_join_open), the still single-threaded
+ * child writes "0" to each first thing (cv_cgroup_self_join), which moves it
+ * without the global threadgroup lock that a pid written from outside takes
+ * (an RCU grace period, ~10 ms, per create). The v2 directory is not in the
+ * set: clone3(CLONE_INTO_CGROUP) with cv_cgroup_clone_fd places the child
+ * there. Rootless failures are warnings, as in cv_cgroup_enter. */
+struct cv_cgroup_self_join {
+	int *fd;
+	const char **path; /* borrowed from the cgroup, for messages */
+	size_t n;
+	bool rootless;
+};
+int cv_cgroup_self_join_open(struct cv_cgroup *cg, struct cv_cgroup_self_join *j, cv_error_t *err);
+/* In the child; closes the files. */
+int cv_cgroup_self_join(struct cv_cgroup_self_join *j, cv_error_t *err);
+void cv_cgroup_self_join_close(struct cv_cgroup_self_join *j);
+
 /* Persisting: the directories as "hierarchy" -> absolute path pairs (keys are
  * controller names, "unified" for the v2 directory) and the set cvisor
  * created, so a later command can act on and remove exactly those. */

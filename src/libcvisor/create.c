@@ -249,6 +249,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	cleanup_close int pidfd = -1, sock_parent = -1, sock_child = -1, master = -1;
 	struct cv_ns_plan plan;
 	struct ns_save saved = { .n = 0 };
+	__attribute__((cleanup(cv_cgroup_self_join_close))) struct cv_cgroup_self_join cgjoin = { 0 };
 	size_t config_len = 0;
 	oci_spec *spec = NULL;
 	pid_t pid = -1;
@@ -390,20 +391,37 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		.pidfd = (uint64_t)(uintptr_t)&pidfd,
 		.exit_signal = SIGCHLD,
 	};
-	/* Pure v2: born in its cgroup (no cgroup.procs write, no window in the
-	 * caller's cgroup). Kernels without CLONE_INTO_CGROUP fall back. */
-	int ufd = cv_cgroup_unified_fd(c->cg);
+	/* The child is born in its v2 directory (CLONE_INTO_CGROUP, hybrid's
+	 * cgroup2 hierarchy too) and joins the v1 ones itself before anything
+	 * else (cv_cgroup_self_join): no pid is written from outside, so no RCU
+	 * grace period of the cgroup lock (~10 ms) and no window in the
+	 * caller's cgroup. Its cgroup namespace is then made after the join, so
+	 * it is rooted at the container's cgroup. Kernels without
+	 * CLONE_INTO_CGROUP fall back to cv_cgroup_enter from here. */
+	r = cv_cgroup_self_join_open(c->cg, &cgjoin, err);
+	if (r < 0) {
+		ns_restore(&saved);
+		goto fail;
+	}
+	int ufd = cv_cgroup_clone_fd(c->cg);
 	bool into_cgroup = ufd >= 0;
+	bool late_cgroupns = clone_all && (flags & CLONE_NEWCGROUP) && (into_cgroup || cgjoin.n > 0);
 	if (into_cgroup) {
 		ca.flags |= CLONE_INTO_CGROUP;
 		ca.cgroup = (uint64_t)ufd;
 	}
+	if (late_cgroupns)
+		ca.flags &= ~(uint64_t)CLONE_NEWCGROUP;
 	fflush(NULL);
 	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid < 0 && into_cgroup && (errno == EINVAL || errno == E2BIG || errno == EOPNOTSUPP)) {
 		into_cgroup = false;
 		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
 		ca.cgroup = 0;
+		if (late_cgroupns && cgjoin.n == 0) {
+			late_cgroupns = false;
+			ca.flags |= CLONE_NEWCGROUP;
+		}
 		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	}
 	if (pid == 0) {
@@ -428,6 +446,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			.no_new_keyring = opts && opts->no_new_keyring,
 			.preserve_fds = (opts ? opts->preserve_fds : 0) + (listen > 0 ? listen : 0),
 			.listen_fds = listen > 0 ? listen : 0,
+			.cgroup_join = &cgjoin,
+			.unshare_cgroupns = late_cgroupns,
 		};
 		cv_child_main(&cc);
 	}
@@ -438,8 +458,9 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		goto fail;
 	}
 	close(steal_fd(&sock_child));
+	cv_cgroup_self_join_close(&cgjoin);
 
-	if (!into_cgroup) {
+	if (!into_cgroup && ufd >= 0) {
 		r = cv_cgroup_enter(c->cg, pid, err);
 		if (r < 0)
 			goto fail;

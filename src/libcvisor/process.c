@@ -230,6 +230,13 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 	struct cv_sync_msg m = { .fd = -1 };
 	int r;
 
+	if (c->cgroup_join) {
+		r = cv_cgroup_self_join(c->cgroup_join, err);
+		if (r < 0)
+			return r;
+	}
+	if (c->unshare_cgroupns && unshare(CLONE_NEWCGROUP) < 0)
+		return cv_error_errno(err, "unshare cgroup namespace");
 	if (!c->cloned_new_ns) {
 		r = cv_ns_join(plan, err);
 		if (r < 0)

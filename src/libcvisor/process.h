@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "cgroups.h"
 #include "error.h"
 #include "namespaces.h"
 #include "oci/spec.h"
@@ -25,6 +26,9 @@ struct cv_child_config {
 	bool no_new_keyring;
 	int preserve_fds;          /* beyond stdio, including LISTEN_FDS */
 	int listen_fds;            /* LISTEN_FDS passed through from the caller */
+	/* v1 cgroup directories joined by the child first thing (may be NULL) */
+	struct cv_cgroup_self_join *cgroup_join;
+	bool unshare_cgroupns;     /* CLONE_NEWCGROUP left to the child, after the join */
 };
 
 __attribute__((noreturn)) void cv_child_main(const struct cv_child_config *c);
