@@ -142,6 +142,7 @@ _cv_busybox_template() {
 	if [ ! -x "$t/bin/busybox" ]; then
 		local tmp
 		tmp="$(mktemp -d "$t.XXXXXX")"
+		chmod 755 "$tmp" # mktemp makes it 0700: non-root container users need /
 		mkdir -p "$tmp"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,run}
 		cp "$CV_BUSYBOX" "$tmp/bin/busybox"
 		"$CV_BUSYBOX" --list-full | perl -ne '
