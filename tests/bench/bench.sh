@@ -65,6 +65,9 @@ usage: bench.sh [OPTIONS]
                          ('["/bin/echo","hi"]') or words ('/bin/echo hi');
                          default /bin/true
   --mode run|do          `run` of a bundle (default), or `cvisor do` vs bwrap
+  --seccomp FILE         put this OCI seccomp profile (a linux.seccomp object,
+                         e.g. tests/integration/data/seccomp/podman-default.json)
+                         into the bundle of every runtime
   --rss-runs N           runs per runtime for peak RSS (default 5; 0 skips)
   --cvisor PATH          cvisor binary (default $CVISOR, ./src/cvisor, or
                          cvisor on PATH)
@@ -84,12 +87,13 @@ RSS_RUNS=5
 CVISOR_BIN=${CVISOR:-}
 BUSYBOX=/bin/busybox
 KEEP=0
+SECCOMP_FILE=
 
 # An option's value must be present: one clear line instead of bash's own.
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "bench: option \`$1\` needs a value" >&2; exit 2; }; }
 
 while [ $# -gt 0 ]; do
-    case $1 in -n|--rounds|--runtimes|--bundle-args|--mode|--rss-runs|--cvisor|--busybox) need "$@" ;; esac
+    case $1 in -n|--rounds|--runtimes|--bundle-args|--mode|--rss-runs|--cvisor|--busybox|--seccomp) need "$@" ;; esac
     case $1 in
         -n|--rounds) ROUNDS=$2; shift 2 ;;
         --runtimes) RUNTIMES=$2; shift 2 ;;
@@ -99,6 +103,7 @@ while [ $# -gt 0 ]; do
         --cvisor) CVISOR_BIN=$2; shift 2 ;;
         --busybox) BUSYBOX=$2; shift 2 ;;
         --keep) KEEP=1; shift ;;
+        --seccomp) SECCOMP_FILE=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "bench: unknown option \`$1\`" >&2; usage >&2; exit 2 ;;
     esac
@@ -256,6 +261,10 @@ else
     jq --argjson a "$ARGS_JSON" '.process.args = $a | .process.terminal = false | .ociVersion = "1.0.2"' \
         "$B/config.json" >"$B/config.json.tmp" && mv "$B/config.json.tmp" "$B/config.json" \
         || die "cannot edit $B/config.json"
+    if [ -n "$SECCOMP_FILE" ]; then
+        jq --slurpfile p "$SECCOMP_FILE" '.linux.seccomp = $p[0]' "$B/config.json" >"$B/config.json.tmp" \
+            && mv "$B/config.json.tmp" "$B/config.json" || die "cannot add the seccomp profile $SECCOMP_FILE"
+    fi
 fi
 
 # bundle_for RUNTIME: the shared config with an absolute root.path and, on a
