@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -65,8 +66,8 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return 0;
 }
 
-/* The bundle holds only what we wrote (config.json, lock, an empty staging
- * root): a depth-first walk that never follows symlinks nor crosses mounts. */
+/* The bundle holds only what we made (nothing, or a private staging root
+ * when the shared one cannot serve): a depth-first walk that never follows symlinks nor crosses mounts. */
 static void remove_tree(const char *path)
 {
 	(void)nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
@@ -98,33 +99,21 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
 		return errno == ENOENT ? 0 : cv_error_errno(err, "open `%s`", dir);
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, CV_SANDBOX_STAGING_ROOT))
 			continue;
 		cleanup_free char *bundle = NULL, *lock = NULL;
 		if (asprintf(&bundle, "%s/%s", dir, de->d_name) < 0 || asprintf(&lock, "%s/lock", bundle) < 0)
 			return cv_error(err, ENOMEM, "gc");
+		/* a live supervisor (or its watcher) holds a flock on the bundle
+		 * directory (on a `lock` file inside, before) */
+		cleanup_close int dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (dfd >= 0 && flock(dfd, LOCK_EX | LOCK_NB) < 0)
+			continue;
 		cleanup_close int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		/* a live supervisor (or its watcher) holds the lock */
 		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
 			continue;
 		destroy_leftover(ctx, de->d_name, bundle);
 		(*removed)++;
-	}
-	return 0;
-}
-
-static int write_file(int dirfd, const char *name, const char *data, size_t len, cv_error_t *err)
-{
-	cleanup_close int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return cv_error_errno(err, "create `%s`", name);
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return cv_error_errno(err, "write `%s`", name);
-		off += (size_t)w;
 	}
 	return 0;
 }
@@ -387,7 +376,11 @@ struct run {
 	const struct cvisor_context *ctx;
 	char id[64];
 	char *bundle;
-	int lockfd;
+	int lockfd;   /* the bundle directory, flock'ed */
+	int configfd; /* memfd holding config.json */
+	char *shared_bundle;
+	const char *run_bundle; /* the container's bundle: bundle or shared_bundle */
+	char config_path[64];
 	int watch_fd;
 	pid_t watcher;
 	int saved[3]; /* our stdout/stderr while the container's are pipes */
@@ -402,10 +395,71 @@ static void run_release(struct run *R)
 			close(R->streams[i].in);
 	if (R->bundle)
 		remove_tree(R->bundle);
+	free(R->shared_bundle);
 	stop_watcher(R->watch_fd, R->watcher);
 	if (R->lockfd >= 0)
 		close(R->lockfd);
+	if (R->configfd >= 0)
+		close(R->configfd);
 	free(R->bundle);
+}
+
+/* The staging root (see sandbox.h) is shared by every run and kept: one
+ * empty directory or file per top-level mount point, made once. A file made
+ * on this disk costs ~1 ms, and the runtime would otherwise make ~30 mount
+ * points per run in a fresh staging directory (then this process would
+ * remove them). Only mount points are ever made here, by root, in a 0700
+ * directory; each container binds it in its own mount namespace, so
+ * concurrent runs share it safely. Returns false when an entry has the wrong
+ * type for its mount (the host changed) or a top-level mount point is not a
+ * name of the host's "/": the caller then stages privately. A name removed
+ * from the host's "/" later stays as an empty mount point. */
+static bool shared_staging(const char *dir, const oci_spec *spec)
+{
+	cleanup_free char *path = NULL;
+	if (asprintf(&path, "%s/%s", dir, CV_SANDBOX_STAGING_ROOT) < 0)
+		return false;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return false;
+	cleanup_close int sfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	if (sfd < 0 || fstat(sfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022))
+		return false;
+	for (size_t i = 0; i < spec->mounts_len; i++) {
+		const oci_mount *m = &spec->mounts[i];
+		const char *name = m->destination + 1;
+		if (m->destination[0] != '/' || !*name || strchr(name, '/') || !strcmp(name, ".") ||
+		    !strcmp(name, ".."))
+			continue;
+		/* only names of the host's "/" (and the areas the sandbox
+		 * replaces): listing the sandbox's "/" never shows a mount
+		 * point of another run's policy */
+		static const char *const own[] = { "proc", "sys", "dev", "tmp", "run" };
+		bool known = false;
+		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+			known = known || !strcmp(name, own[k]);
+		if (!known && fstatat(AT_FDCWD, m->destination, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return false;
+		struct stat src;
+		bool file = m->type && !strcmp(m->type, "bind") && m->source && stat(m->source, &src) == 0 &&
+			    !S_ISDIR(src.st_mode);
+		if (fstatat(sfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (file ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode))
+				return false;
+			continue;
+		}
+		if (errno != ENOENT)
+			return false;
+		if (file) {
+			int fd = openat(sfd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (fd < 0)
+				return false;
+			close(fd);
+		} else if (mkdirat(sfd, name, 0755) < 0 && errno != EEXIST) {
+			return false;
+		}
+	}
+	return true;
 }
 
 static int make_bundle(struct run *R, const oci_policy *policy, char *const *args, cv_error_t *err)
@@ -426,23 +480,47 @@ static int make_bundle(struct run *R, const oci_policy *policy, char *const *arg
 		R->bundle = NULL;
 		return r;
 	}
-	cleanup_close int dfd = open(R->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return cv_error_errno(err, "open `%s`", R->bundle);
-	R->lockfd = openat(dfd, "lock", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	/* gc: a live run holds a flock on its bundle directory */
+	R->lockfd = open(R->bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (R->lockfd < 0 || flock(R->lockfd, LOCK_EX) < 0)
-		return cv_error_errno(err, "lock `%s/lock`", R->bundle);
+		return cv_error_errno(err, "lock `%s`", R->bundle);
 
 	struct cv_sandbox_host host;
 	cleanup_spec oci_spec *spec = NULL;
 	cleanup_free char *json = NULL;
 	size_t len = 0;
-	if (cv_sandbox_host_init(&host, err) < 0 || cv_sandbox_spec(policy, &host, args, &spec, err) < 0 ||
-	    oci_spec_emit(spec, false, &json, &len, err) < 0)
+	if (cv_sandbox_host_init(&host, err) < 0 || cv_sandbox_spec(policy, &host, args, &spec, err) < 0)
 		return -1;
-	if (!policy->rootfs && mkdirat(dfd, CV_SANDBOX_STAGING_ROOT, 0755) < 0)
-		return cv_error_errno(err, "create `%s/%s`", R->bundle, CV_SANDBOX_STAGING_ROOT);
-	return write_file(dfd, "config.json", json, len, err);
+	/* The container's bundle: the bundles directory itself with the shared
+	 * staging root (root.path stays relative, so config.json is the same as
+	 * `spec --policy` writes), else this run's directory. */
+	R->run_bundle = R->bundle;
+	if (!policy->rootfs) {
+		if (shared_staging(dir, spec)) {
+			if (!(R->shared_bundle = strdup(dir)))
+				return cv_error(err, ENOMEM, "sandbox");
+			R->run_bundle = R->shared_bundle;
+		} else if (mkdirat(R->lockfd, CV_SANDBOX_STAGING_ROOT, 0755) < 0) {
+			return cv_error_errno(err, "create `%s/%s`", R->bundle, CV_SANDBOX_STAGING_ROOT);
+		}
+	}
+	if (oci_spec_emit(spec, false, &json, &len, err) < 0)
+		return -1;
+	/* config.json in memory: the runtime reads it once (and keeps its own
+	 * copy in the state directory) */
+	R->configfd = memfd_create("config.json", MFD_CLOEXEC);
+	if (R->configfd < 0)
+		return cv_error_errno(err, "sandbox: memfd for config.json");
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(R->configfd, json + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return cv_error_errno(err, "sandbox: write config.json");
+		off += (size_t)w;
+	}
+	snprintf(R->config_path, sizeof(R->config_path), "/proc/self/fd/%d", R->configfd);
+	return 0;
 }
 
 /* stdout/stderr through pipes while the container is created (it inherits
@@ -474,7 +552,7 @@ static int swap_output(int a, int b, cv_error_t *err)
 int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args,
 		  oci_sandbox_report *rep, cv_error_t *err)
 {
-	struct run R = { .ctx = ctx, .lockfd = -1, .watch_fd = -1, .saved = { -1, -1, -1 },
+	struct run R = { .ctx = ctx, .lockfd = -1, .configfd = -1, .watch_fd = -1, .saved = { -1, -1, -1 },
 			 .streams = { { .in = -1 }, { .in = -1 } } };
 	int r = -1;
 	int child_ends[2] = { -1, -1 };
@@ -520,7 +598,8 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	/* orphans of hooks come to us, see reap_orphans() */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		cv_warn("sandbox: PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
-	struct cvisor_create_options o = { .struct_size = sizeof(o), .bundle = R.bundle };
+	struct cvisor_create_options o = { .struct_size = sizeof(o), .bundle = R.run_bundle,
+					   .config_path = R.config_path };
 	if (capped && swap_output(child_ends[0], child_ends[1], err) < 0)
 		goto out;
 	r = cvisor_create(ctx, R.id, &o, err);

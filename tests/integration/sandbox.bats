@@ -43,7 +43,8 @@ assert_clean() {
 	run cvisor list -q
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	[ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null)" ]
+	# the shared staging root (empty mount points) stays; nothing else
+	[ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vx rootfs)" ]
 }
 
 @test "sandbox: the host root is read-only (EROFS inside, nothing written outside)" {
@@ -254,7 +255,7 @@ nobody_teardown() {
 	[ ! -e /usr/x ]
 	# nothing left: no container, no bundle, no process
 	[ -z "$(ls -A "$NR/root" 2>/dev/null)" ]
-	[ -z "$(ls -A "$NR/root-sandbox" 2>/dev/null)" ]
+	[ -z "$(ls -A "$NR/root-sandbox" 2>/dev/null | grep -vx rootfs)" ]
 	! pgrep -u nobody -f "$NR" >/dev/null
 	nobody_teardown
 }
@@ -367,7 +368,7 @@ nobody_teardown() {
 	kill -9 $pid
 	for _ in $(seq 50); do pgrep -f '^sleep 4713' >/dev/null || break; sleep 0.1; done
 	! pgrep -f '^sleep 4713'
-	for _ in $(seq 50); do [ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null)" ] && break; sleep 0.1; done
+	for _ in $(seq 50); do [ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vx rootfs)" ] && break; sleep 0.1; done
 	assert_clean
 }
 
@@ -393,7 +394,7 @@ nobody_teardown() {
 	cv_track_pid $!
 	local do_pid=$! live=""
 	for _ in $(seq 100); do
-		live="$(ls "$SB_BUNDLES"/*/config.json 2>/dev/null | head -n 1)"
+		live="$(ls "$CV_ROOT"/do-*/config.json 2>/dev/null | head -n 1)"
 		[ -n "$live" ] && break
 		sleep 0.05
 	done
