@@ -16,7 +16,7 @@ set -euo pipefail
 PACKAGES=(
 	# build
 	build-essential autoconf automake libtool pkg-config
-	libyajl-dev libseccomp-dev libcap-dev libmount-dev
+	libyajl-dev libseccomp-dev libcap-dev libmount-dev libsystemd-dev
 	# tests
 	bats busybox-static jq procps util-linux
 	# fuzzing

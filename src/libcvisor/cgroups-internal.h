@@ -26,6 +26,12 @@ struct cv_cgroup {
 	/* During create only: linux.devices, allowed in the device cgroup. */
 	const oci_device *node_devices;
 	size_t n_node_devices;
+	/* systemd driver: the scope unit (stopped on destroy), on the user bus
+	 * when sd_user, and during create the process that holds the scope
+	 * until the container joins it (killed by cv_cgroup_free). */
+	char *sd_unit;
+	bool sd_user;
+	pid_t sd_holder;
 };
 /* The device rules for linux.devices nodes (c/b/u; fifos need none): *out is
  * malloc'd, its strings static. */
@@ -121,5 +127,14 @@ int cv_cg_systemd_parse(const char *cgroups_path, const char *id, struct cv_cg_s
 void cv_cg_systemd_path_clear(struct cv_cg_systemd_path *p);
 /* Fails with a clear message unless systemd is PID 1. */
 int cv_cg_systemd_check(cv_error_t *err);
+/* cv_cgroup_create for --systemd-cgroup: the scope unit over D-Bus, then the
+ * cgroupfs code on the scope's directories. */
+int cv_cg_systemd_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out, cv_error_t *err);
+/* Stops the scope (destroy) / ends the holder process (free). */
+int cv_cg_systemd_destroy(struct cv_cgroup *cg, cv_error_t *err);
+void cv_cg_systemd_release(struct cv_cgroup *cg);
+/* state keys for the unit (cv_cgroup_save / cv_cgroup_load) */
+#define CV_CG_SYSTEMD_UNIT_KEY "systemd:unit"
+#define CV_CG_SYSTEMD_USER_UNIT_KEY "systemd:user-unit"
 
 #endif

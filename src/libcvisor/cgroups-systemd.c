@@ -1,16 +1,26 @@
-/* The systemd cgroup driver's cgroupsPath ("slice:prefix:name") and the
- * check that systemd runs at all. Creating the transient scope over D-Bus is
- * not implemented: where systemd runs, asking for it fails with a message
- * saying so. */
+/* The systemd cgroup driver: cgroupsPath ("slice:prefix:name"), the check
+ * that systemd runs, the scope's properties from linux.resources, and the
+ * D-Bus calls that create and stop the transient scope (libsystemd's sd-bus,
+ * opened with dlopen the first time the driver is used: the other commands
+ * do not pay for loading it and its dependencies). */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cgroups-internal.h"
+#include "cgroups-systemd.h"
+#include "cleanup.h"
+#include "log.h"
 
 void cv_cg_systemd_path_clear(struct cv_cg_systemd_path *p)
 {
@@ -94,7 +104,700 @@ int cv_cg_systemd_check(cv_error_t *err)
 	/* systemd's own test (sd_booted): it creates this directory at boot. */
 	if (lstat("/run/systemd/system", &st) < 0 || !S_ISDIR(st.st_mode))
 		return cv_error(err, ENOTSUP, "systemd cgroup driver requested but systemd is not running");
-	return cv_error(err, ENOTSUP,
-			"systemd cgroup driver: creating the container's transient scope over D-Bus is not implemented; "
-			"run without --systemd-cgroup (cgroupfs driver)");
+	return 0;
+}
+
+/* ---- properties (pure) ---- */
+
+void cv_sd_props_clear(struct cv_sd_props *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].str);
+		free(p->v[i].bytes);
+	}
+	free(p->v);
+	*p = (struct cv_sd_props){ 0 };
+}
+
+static struct cv_sd_prop *prop_add(struct cv_sd_props *p, const char *name, const char *sig, cv_error_t *err)
+{
+	struct cv_sd_prop *v = realloc(p->v, (p->n + 1) * sizeof *v);
+	if (!v) {
+		cv_error(err, ENOMEM, "systemd property %s", name);
+		return NULL;
+	}
+	p->v = v;
+	v = &p->v[p->n++];
+	*v = (struct cv_sd_prop){ .name = name, .sig = sig };
+	return v;
+}
+
+static int prop_u64(struct cv_sd_props *p, const char *name, uint64_t val, cv_error_t *err)
+{
+	struct cv_sd_prop *v = prop_add(p, name, "t", err);
+	if (!v)
+		return -1;
+	v->u64 = val;
+	return 0;
+}
+
+static int prop_bool(struct cv_sd_props *p, const char *name, bool val, cv_error_t *err)
+{
+	struct cv_sd_prop *v = prop_add(p, name, "b", err);
+	if (!v)
+		return -1;
+	v->b = val;
+	return 0;
+}
+
+static int prop_str(struct cv_sd_props *p, const char *name, const char *val, cv_error_t *err)
+{
+	struct cv_sd_prop *v = prop_add(p, name, "s", err);
+	if (!v)
+		return -1;
+	v->str = strdup(val);
+	if (!v->str)
+		return cv_error(err, ENOMEM, "systemd property %s", name);
+	return 0;
+}
+
+static int prop_bits(struct cv_sd_props *p, const char *name, const char *field, const char *list, cv_error_t *err)
+{
+	struct cv_sd_prop *v = prop_add(p, name, "ay", err);
+	if (!v)
+		return -1;
+	if (cv_sd_cpuset_bits(list, &v->bytes, &v->len, err) < 0)
+		return cv_error_prefix(err, "%s", field);
+	return 0;
+}
+
+/* A negative OCI value means unlimited: systemd's "infinity" is UINT64_MAX. */
+static uint64_t limit_u64(int64_t v)
+{
+	return v < 0 ? UINT64_MAX : (uint64_t)v;
+}
+
+uint64_t cv_sd_quota_per_sec(int64_t quota, uint64_t period)
+{
+	uint64_t q;
+
+	if (quota <= 0)
+		return UINT64_MAX;
+	if (period == 0)
+		period = 100000;
+	if ((uint64_t)quota > UINT64_MAX / 1000000)
+		return UINT64_MAX;
+	q = (uint64_t)quota * 1000000 / period;
+	/* systemd keeps CPU quotas in whole percent (10 ms per second). */
+	if (q % 10000)
+		q = (q / 10000 + 1) * 10000;
+	return q;
+}
+
+int cv_sd_cpuset_bits(const char *list, uint8_t **out, size_t *len, cv_error_t *err)
+{
+	cleanup_free uint8_t *bits = NULL;
+	size_t n = 0;
+	const char *s = list;
+
+	*out = NULL;
+	*len = 0;
+	while (*s) {
+		char *end;
+		unsigned long a, b;
+
+		if (*s < '0' || *s > '9')
+			goto bad;
+		errno = 0;
+		a = strtoul(s, &end, 10);
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				goto bad;
+			b = strtoul(s, &end, 10);
+		}
+		/* systemd's own limit for a cpu set is 8192 cpus. */
+		if (errno || b < a || b >= 8192)
+			goto bad;
+		if (b / 8 + 1 > n) {
+			uint8_t *nb = realloc(bits, b / 8 + 1);
+			if (!nb)
+				return cv_error(err, ENOMEM, "cpuset \"%s\"", list);
+			memset(nb + n, 0, b / 8 + 1 - n);
+			bits = nb;
+			n = b / 8 + 1;
+		}
+		for (unsigned long i = a; i <= b; i++)
+			bits[i / 8] |= (uint8_t)(1u << (i % 8));
+		s = end;
+		if (*s == ',' && s[1])
+			s++;
+		else if (*s)
+			goto bad;
+	}
+	if (!n)
+		goto bad;
+	*out = steal_pointer(&bits);
+	*len = n;
+	return 0;
+bad:
+	return cv_error(err, EINVAL, "invalid cpu/node list \"%s\"", list);
+}
+
+int cv_sd_scope_properties(const oci_resources *r, bool v2, pid_t pid, const char *slice,
+			   const char *description, struct cv_sd_props *out, cv_error_t *err)
+{
+	struct cv_sd_props p = { 0 };
+	struct cv_sd_prop *v;
+	const oci_memory *m = r ? r->memory : NULL;
+	const oci_cpu *c = r ? r->cpu : NULL;
+	const oci_block_io *io = r ? r->block_io : NULL;
+
+	*out = (struct cv_sd_props){ 0 };
+	if (prop_str(&p, "Description", description, err) < 0 || prop_str(&p, "Slice", slice, err) < 0)
+		goto fail;
+	v = prop_add(&p, "PIDs", "au", err);
+	if (!v)
+		goto fail;
+	v->u64 = (uint64_t)pid;
+	/* The container writes its own cgroup files (and nests, with a cgroup
+	 * namespace): systemd must leave the subtree alone. */
+	if (prop_bool(&p, "Delegate", true, err) < 0 || prop_bool(&p, "DefaultDependencies", false, err) < 0)
+		goto fail;
+
+	if (m && m->limit.set && m->limit.v != 0 &&
+	    prop_u64(&p, v2 ? "MemoryMax" : "MemoryLimit", limit_u64(m->limit.v), err) < 0)
+		goto fail;
+	if (v2 && m && m->reservation.set && m->reservation.v != 0 &&
+	    prop_u64(&p, "MemoryLow", limit_u64(m->reservation.v), err) < 0)
+		goto fail;
+	if (v2 && m && m->swap.set && m->swap.v != 0) {
+		int64_t sw;
+		if (cv_cg_swap_to_v2(m->swap.v, m->limit.set ? m->limit.v : 0, &sw, err) < 0) {
+			cv_error_prefix(err, "linux.resources.memory.swap");
+			goto fail;
+		}
+		if (prop_u64(&p, "MemorySwapMax", limit_u64(sw), err) < 0)
+			goto fail;
+	}
+
+	if (c && c->shares.set && c->shares.v != 0 &&
+	    prop_u64(&p, v2 ? "CPUWeight" : "CPUShares", v2 ? cv_cg_shares_to_weight(c->shares.v) : c->shares.v,
+		     err) < 0)
+		goto fail;
+	if (c) {
+		int64_t quota = c->quota.set ? c->quota.v : 0;
+		uint64_t period = c->period.set ? c->period.v : 0;
+		if (period && prop_u64(&p, "CPUQuotaPeriodUSec", period, err) < 0)
+			goto fail;
+		if ((quota || period) && prop_u64(&p, "CPUQuotaPerSecUSec", cv_sd_quota_per_sec(quota, period), err) < 0)
+			goto fail;
+	}
+	/* v1 cpusets are written by the cgroupfs code: systemd's v1 support
+	 * has no cpuset controller. */
+	if (v2 && c && c->cpus && *c->cpus &&
+	    prop_bits(&p, "AllowedCPUs", "linux.resources.cpu.cpus", c->cpus, err) < 0)
+		goto fail;
+	if (v2 && c && c->mems && *c->mems &&
+	    prop_bits(&p, "AllowedMemoryNodes", "linux.resources.cpu.mems", c->mems, err) < 0)
+		goto fail;
+
+	if (r && r->has_pids && r->pids_limit.set && r->pids_limit.v != 0 &&
+	    prop_u64(&p, "TasksMax", limit_u64(r->pids_limit.v), err) < 0)
+		goto fail;
+	if (io && io->weight.set && io->weight.v != 0 &&
+	    prop_u64(&p, v2 ? "IOWeight" : "BlockIOWeight", v2 ? cv_cg_blkio_to_io_weight(io->weight.v) : io->weight.v,
+		     err) < 0)
+		goto fail;
+	*out = p;
+	return 0;
+fail:
+	cv_sd_props_clear(&p);
+	return -1;
+}
+
+int cv_sd_expand_slice(const char *slice, char **out, cv_error_t *err)
+{
+	size_t len = strlen(slice), base;
+	cleanup_free char *path = NULL;
+	size_t plen = 0;
+
+	*out = NULL;
+	if (!ends_with(slice, ".slice") || len == strlen(".slice") || strchr(slice, '/'))
+		goto bad;
+	base = len - strlen(".slice");
+	if (base == 1 && slice[0] == '-') {
+		*out = strdup("/");
+		return *out ? 0 : cv_error(err, ENOMEM, "slice path");
+	}
+	/* One directory per dash-separated prefix: a-b-c.slice lives in
+	 * /a.slice/a-b.slice/a-b-c.slice. */
+	path = malloc(base * (base + 8) + 8);
+	if (!path)
+		return cv_error(err, ENOMEM, "slice path");
+	for (size_t i = 0; i <= base; i++) {
+		if (i < base && slice[i] != '-')
+			continue;
+		if (i == 0 || slice[i - 1] == '-' || (i == base && slice[i - 1] == '-'))
+			goto bad;
+		plen += (size_t)sprintf(path + plen, "/%.*s.slice", (int)i, slice);
+	}
+	*out = steal_pointer(&path);
+	return 0;
+bad:
+	return cv_error(err, EINVAL, "invalid systemd slice name \"%s\"", slice);
+}
+
+/* ---- D-Bus ---- */
+
+#ifdef HAVE_LIBSYSTEMD
+#include <dlfcn.h>
+#include <time.h>
+#include <systemd/sd-bus.h>
+
+#define SD_SERVICE "org.freedesktop.systemd1"
+#define SD_PATH "/org/freedesktop/systemd1"
+#define SD_MANAGER "org.freedesktop.systemd1.Manager"
+/* runc's and crun's bound for a unit job. */
+#define SD_JOB_TIMEOUT_USEC (30ULL * 1000000)
+
+static struct {
+	bool loaded;
+	int (*bus_new)(sd_bus **);
+	int (*bus_set_address)(sd_bus *, const char *);
+	int (*bus_set_bus_client)(sd_bus *, int);
+	int (*bus_start)(sd_bus *);
+	int (*open_system)(sd_bus **);
+	int (*open_user)(sd_bus **);
+	sd_bus *(*flush_close_unref)(sd_bus *);
+	int (*new_method_call)(sd_bus *, sd_bus_message **, const char *, const char *, const char *, const char *);
+	int (*append)(sd_bus_message *, const char *, ...);
+	int (*append_array)(sd_bus_message *, char, const void *, size_t);
+	int (*open_container)(sd_bus_message *, char, const char *);
+	int (*close_container)(sd_bus_message *);
+	int (*read)(sd_bus_message *, const char *, ...);
+	sd_bus_message *(*message_unref)(sd_bus_message *);
+	int (*call)(sd_bus *, sd_bus_message *, uint64_t, sd_bus_error *, sd_bus_message **);
+	int (*match_signal)(sd_bus *, sd_bus_slot **, const char *, const char *, const char *, const char *,
+			    sd_bus_message_handler_t, void *);
+	sd_bus_slot *(*slot_unref)(sd_bus_slot *);
+	int (*process)(sd_bus *, sd_bus_message **);
+	int (*wait)(sd_bus *, uint64_t);
+	void (*error_free)(sd_bus_error *);
+	int (*error_has_name)(const sd_bus_error *, const char *);
+} sd;
+
+static int sd_load(cv_error_t *err)
+{
+	static const struct {
+		const char *name;
+		void **slot;
+	} syms[] = {
+		{ "sd_bus_new", (void **)&sd.bus_new },
+		{ "sd_bus_set_address", (void **)&sd.bus_set_address },
+		{ "sd_bus_set_bus_client", (void **)&sd.bus_set_bus_client },
+		{ "sd_bus_start", (void **)&sd.bus_start },
+		{ "sd_bus_open_system", (void **)&sd.open_system },
+		{ "sd_bus_open_user", (void **)&sd.open_user },
+		{ "sd_bus_flush_close_unref", (void **)&sd.flush_close_unref },
+		{ "sd_bus_message_new_method_call", (void **)&sd.new_method_call },
+		{ "sd_bus_message_append", (void **)&sd.append },
+		{ "sd_bus_message_append_array", (void **)&sd.append_array },
+		{ "sd_bus_message_open_container", (void **)&sd.open_container },
+		{ "sd_bus_message_close_container", (void **)&sd.close_container },
+		{ "sd_bus_message_read", (void **)&sd.read },
+		{ "sd_bus_message_unref", (void **)&sd.message_unref },
+		{ "sd_bus_call", (void **)&sd.call },
+		{ "sd_bus_match_signal", (void **)&sd.match_signal },
+		{ "sd_bus_slot_unref", (void **)&sd.slot_unref },
+		{ "sd_bus_process", (void **)&sd.process },
+		{ "sd_bus_wait", (void **)&sd.wait },
+		{ "sd_bus_error_free", (void **)&sd.error_free },
+		{ "sd_bus_error_has_name", (void **)&sd.error_has_name },
+	};
+	void *h;
+
+	if (sd.loaded)
+		return 0;
+	h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return cv_error(err, ENOENT,
+				"systemd cgroup driver: cannot load libsystemd.so.0 (%s): install the Debian package libsystemd0",
+				dlerror());
+	for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+		*syms[i].slot = dlsym(h, syms[i].name);
+		if (!*syms[i].slot) {
+			/* keep the library: a later attempt must not reload it */
+			return cv_error(err, ENOSYS, "systemd cgroup driver: libsystemd.so.0 lacks %s", syms[i].name);
+		}
+	}
+	sd.loaded = true;
+	return 0;
+}
+
+static void bus_closep(sd_bus **b)
+{
+	if (*b)
+		sd.flush_close_unref(*b);
+}
+static void msg_unrefp(sd_bus_message **m)
+{
+	if (*m)
+		sd.message_unref(*m);
+}
+static void slot_unrefp(sd_bus_slot **s)
+{
+	if (*s)
+		sd.slot_unref(*s);
+}
+static void bus_error_freep(sd_bus_error *e)
+{
+	sd.error_free(e);
+}
+#define cleanup_bus __attribute__((cleanup(bus_closep)))
+#define cleanup_msg __attribute__((cleanup(msg_unrefp)))
+#define cleanup_slot __attribute__((cleanup(slot_unrefp)))
+#define cleanup_bus_error __attribute__((cleanup(bus_error_freep)))
+
+static int bus_open(const char *address, bool user, sd_bus **out, cv_error_t *err)
+{
+	cleanup_bus sd_bus *b = NULL;
+	int r;
+
+	if (sd_load(err) < 0)
+		return -1;
+	if (address) {
+		r = sd.bus_new(&b);
+		if (r >= 0)
+			r = sd.bus_set_address(b, address);
+		if (r >= 0)
+			r = sd.bus_set_bus_client(b, 1);
+		if (r >= 0)
+			r = sd.bus_start(b);
+	} else
+		r = user ? sd.open_user(&b) : sd.open_system(&b);
+	if (r < 0)
+		return cv_error(err, -r, "systemd cgroup driver: connect to the %s bus%s%s", user ? "user" : "system",
+				address ? " at " : "", address ? address : "");
+	*out = steal_pointer(&b);
+	return 0;
+}
+
+struct job_wait {
+	const char *job;
+	bool done;
+	char result[32];
+};
+
+static int on_job_removed(sd_bus_message *m, void *data, sd_bus_error *ret_error)
+{
+	struct job_wait *w = data;
+	const char *path, *unit, *result;
+	uint32_t id;
+
+	if (sd.read(m, "uoss", &id, &path, &unit, &result) < 0)
+		return 0;
+	if (w->job && strcmp(path, w->job) == 0) {
+		snprintf(w->result, sizeof w->result, "%s", result);
+		w->done = true;
+	}
+	return 0;
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Runs the queued and incoming messages until w's job is removed. */
+static int wait_job(sd_bus *b, struct job_wait *w, const char *what, cv_error_t *err)
+{
+	uint64_t deadline = now_usec() + SD_JOB_TIMEOUT_USEC;
+	int r;
+
+	while (!w->done) {
+		uint64_t now = now_usec();
+		r = sd.process(b, NULL);
+		if (r < 0)
+			return cv_error(err, -r, "systemd cgroup driver: %s: waiting for job %s", what, w->job);
+		if (r > 0)
+			continue;
+		if (now >= deadline)
+			return cv_error(err, ETIMEDOUT, "systemd cgroup driver: %s: job %s did not finish", what, w->job);
+		r = sd.wait(b, deadline - now);
+		if (r < 0)
+			return cv_error(err, -r, "systemd cgroup driver: %s: waiting for job %s", what, w->job);
+	}
+	return 0;
+}
+
+static int append_prop(sd_bus_message *m, const struct cv_sd_prop *p)
+{
+	int r = sd.open_container(m, 'r', "sv");
+	if (r >= 0)
+		r = sd.append(m, "s", p->name);
+	if (r >= 0)
+		r = sd.open_container(m, 'v', p->sig);
+	if (r < 0)
+		return r;
+	switch (p->sig[0]) {
+	case 's':
+		r = sd.append(m, "s", p->str);
+		break;
+	case 'b':
+		r = sd.append(m, "b", (int)p->b);
+		break;
+	case 't':
+		r = sd.append(m, "t", p->u64);
+		break;
+	case 'a':
+		if (p->sig[1] == 'u')
+			r = sd.append(m, "au", 1, (uint32_t)p->u64);
+		else
+			r = sd.append_array(m, 'y', p->bytes, p->len);
+		break;
+	default:
+		r = -EINVAL;
+	}
+	if (r >= 0)
+		r = sd.close_container(m);
+	if (r >= 0)
+		r = sd.close_container(m);
+	return r;
+}
+
+/* Calls Manager.METHOD(unit, mode[, properties]) and waits for the job. */
+static int unit_job(const char *address, bool user, const char *method, const char *unit,
+		    const struct cv_sd_props *props, bool gone_ok, cv_error_t *err)
+{
+	cleanup_bus sd_bus *b = NULL;
+	cleanup_msg sd_bus_message *m = NULL;
+	cleanup_msg sd_bus_message *reply = NULL;
+	cleanup_slot sd_bus_slot *slot = NULL;
+	cleanup_bus_error sd_bus_error e = SD_BUS_ERROR_NULL;
+	struct job_wait w = { 0 };
+	const char *job;
+	int r;
+
+	if (bus_open(address, user, &b, err) < 0)
+		return -1;
+	/* Subscribe before the call: the job may end before its reply is read. */
+	r = sd.match_signal(b, &slot, SD_SERVICE, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
+	if (r < 0)
+		return cv_error(err, -r, "systemd cgroup driver: match JobRemoved");
+	r = sd.new_method_call(b, &m, SD_SERVICE, SD_PATH, SD_MANAGER, method);
+	if (r >= 0)
+		r = sd.append(m, "ss", unit, props ? "fail" : "replace");
+	if (r >= 0 && props) {
+		r = sd.open_container(m, 'a', "(sv)");
+		for (size_t i = 0; r >= 0 && i < props->n; i++)
+			r = append_prop(m, &props->v[i]);
+		if (r >= 0)
+			r = sd.close_container(m);
+		/* no auxiliary units */
+		if (r >= 0)
+			r = sd.append(m, "a(sa(sv))", 0);
+	}
+	if (r < 0)
+		return cv_error(err, -r, "systemd cgroup driver: %s %s: build the message", method, unit);
+	r = sd.call(b, m, SD_JOB_TIMEOUT_USEC, &e, &reply);
+	if (r < 0) {
+		if (gone_ok && (sd.error_has_name(&e, "org.freedesktop.systemd1.NoSuchUnit") ||
+				sd.error_has_name(&e, "org.freedesktop.systemd1.LoadFailed")))
+			return 0;
+		return cv_error_plain(err, -r, "systemd cgroup driver: %s %s: %s", method, unit,
+				      e.message ? e.message : strerror(-r));
+	}
+	r = sd.read(reply, "o", &job);
+	if (r < 0)
+		return cv_error(err, -r, "systemd cgroup driver: %s %s: read the job", method, unit);
+	w.job = job;
+	if (wait_job(b, &w, unit, err) < 0)
+		return -1;
+	if (strcmp(w.result, "done") != 0)
+		return cv_error_plain(err, EIO, "systemd cgroup driver: %s %s: job %s", method, unit, w.result);
+	return 0;
+}
+
+int cv_sd_start_scope(const char *bus_address, bool user, const char *unit, const struct cv_sd_props *props,
+		      cv_error_t *err)
+{
+	return unit_job(bus_address, user, "StartTransientUnit", unit, props, false, err);
+}
+
+int cv_sd_stop_unit(const char *bus_address, bool user, const char *unit, cv_error_t *err)
+{
+	return unit_job(bus_address, user, "StopUnit", unit, NULL, true, err);
+}
+
+#else /* !HAVE_LIBSYSTEMD */
+
+#define NO_SD_BUS                                                                                  \
+	"systemd cgroup driver: cvisor was built without libsystemd (sd-bus); install the Debian " \
+	"package libsystemd-dev and rebuild, or run without --systemd-cgroup"
+
+int cv_sd_start_scope(const char *bus_address, bool user, const char *unit, const struct cv_sd_props *props,
+		      cv_error_t *err)
+{
+	return cv_error_plain(err, ENOTSUP, NO_SD_BUS);
+}
+
+int cv_sd_stop_unit(const char *bus_address, bool user, const char *unit, cv_error_t *err)
+{
+	return cv_error_plain(err, ENOTSUP, NO_SD_BUS);
+}
+
+#endif
+
+/* ---- the driver ---- */
+
+/* The scope needs a process when it is created, and the container process
+ * does not exist yet (it is cloned straight into the cgroup later): a child
+ * that only waits holds the scope until then. */
+static int spawn_holder(pid_t *out, cv_error_t *err)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return cv_error_errno(err, "systemd cgroup driver: fork the scope's holder process");
+	if (pid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	*out = pid;
+	return 0;
+}
+
+static void end_holder(pid_t *pid)
+{
+	if (*pid <= 0)
+		return;
+	/* our unreaped child: the pid cannot have been reused */
+	if (kill(*pid, SIGKILL) == 0)
+		while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	*pid = 0;
+}
+
+/* The scope's directory as systemd made it, from /proc/PID/cgroup: the
+ * cgroup2 line, or name=systemd's on a v1-only host. */
+static int scope_path(pid_t pid, const char *unit, char **out, cv_error_t *err)
+{
+	char file[64], buf[8192];
+	cleanup_close int fd = -1;
+	ssize_t n;
+	const char *found = NULL;
+	size_t flen = 0, ulen = strlen(unit);
+
+	snprintf(file, sizeof file, "/proc/%d/cgroup", (int)pid);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "open %s", file);
+	n = read(fd, buf, sizeof buf - 1);
+	if (n < 0)
+		return cv_error_errno(err, "read %s", file);
+	buf[n] = '\0';
+	for (char *line = buf, *next; line && *line; line = next) {
+		char *c1, *c2, *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		c1 = strchr(line, ':');
+		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		if ((strncmp(line, "0::", 3) == 0 && strcmp(c2 + 1, "/") != 0) ||
+		    (!found && strncmp(c1 + 1, "name=systemd:", strlen("name=systemd:")) == 0)) {
+			found = c2 + 1;
+			flen = strlen(found);
+		}
+	}
+	if (!found || flen <= ulen || found[flen - ulen - 1] != '/' || strcmp(found + flen - ulen, unit) != 0)
+		return cv_error(err, ENOENT, "systemd cgroup driver: %s is not in the scope %s (%s)", file, unit,
+				found ? found : "no systemd hierarchy");
+	*out = strdup(found);
+	return *out ? 0 : cv_error(err, ENOMEM, "scope path");
+}
+
+int cv_cg_systemd_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out, cv_error_t *err)
+{
+	__attribute__((cleanup(cv_cg_systemd_path_clear))) struct cv_cg_systemd_path sp = { 0 };
+	__attribute__((cleanup(cv_sd_props_clear))) struct cv_sd_props props = { 0 };
+	cleanup_free char *slice_dir = NULL;
+	cleanup_free char *path = NULL;
+	cleanup_free char *desc = NULL;
+	struct cv_cgroup_config fs = *cfg;
+	enum cv_cgroup_layout layout;
+	pid_t holder = 0;
+	cv_error_t e = NULL;
+	bool user = cfg->rootless && geteuid() != 0;
+	int r;
+
+	if (cv_cg_systemd_parse(cfg->cgroups_path, cfg->id, &sp, err) < 0)
+		return -1;
+	if (ends_with(sp.unit, ".slice"))
+		return cv_error(err, EINVAL,
+				"linux.cgroupsPath \"%s\": a slice as the container's unit is not supported by the systemd cgroup driver; name a scope",
+				cfg->cgroups_path ? cfg->cgroups_path : "");
+	if (cv_sd_expand_slice(sp.slice, &slice_dir, err) < 0)
+		return cv_error_prefix(err, "linux.cgroupsPath");
+	if (cv_cg_systemd_check(err) < 0 || cv_cgroup_layout(&layout, err) < 0)
+		return -1;
+	if (asprintf(&desc, "cvisor container %s", cfg->id ? cfg->id : sp.name) < 0) {
+		desc = NULL;
+		return cv_error(err, ENOMEM, "scope description");
+	}
+	if (spawn_holder(&holder, err) < 0)
+		return -1;
+	r = cv_sd_scope_properties(cfg->resources, layout == CV_CGROUP_UNIFIED, holder, sp.slice, desc, &props,
+				   err);
+	if (r == 0)
+		r = cv_sd_start_scope(NULL, user, sp.unit, &props, err);
+	if (r < 0) {
+		end_holder(&holder);
+		return -1;
+	}
+	r = scope_path(holder, sp.unit, &path, err);
+	if (r == 0) {
+		cv_debug("systemd: scope %s at %s (slice %s)", sp.unit, path, slice_dir);
+		fs.systemd = false;
+		fs.cgroups_path = path;
+		r = cv_cgroup_create(&fs, out, err);
+	}
+	if (r < 0) {
+		if (cv_sd_stop_unit(NULL, user, sp.unit, &e) < 0)
+			cv_warn("cleaning up after a failed cgroup setup: %s", e->msg);
+		cv_error_release(&e);
+		end_holder(&holder);
+		return -1;
+	}
+	(*out)->sd_unit = steal_pointer(&sp.unit);
+	(*out)->sd_user = user;
+	(*out)->sd_holder = holder;
+	return 0;
+}
+
+int cv_cg_systemd_destroy(struct cv_cgroup *cg, cv_error_t *err)
+{
+	end_holder(&cg->sd_holder);
+	if (!cg->sd_unit)
+		return 0;
+	if (cv_sd_stop_unit(NULL, cg->sd_user, cg->sd_unit, err) < 0)
+		return -1;
+	free(cg->sd_unit);
+	cg->sd_unit = NULL;
+	return 0;
+}
+
+void cv_cg_systemd_release(struct cv_cgroup *cg)
+{
+	end_holder(&cg->sd_holder);
+	free(cg->sd_unit);
+	cg->sd_unit = NULL;
 }

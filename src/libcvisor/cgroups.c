@@ -240,6 +240,7 @@ void cv_cgroup_free(struct cv_cgroup *cg)
 {
 	if (!cg)
 		return;
+	cv_cg_systemd_release(cg);
 	for (size_t i = 0; i < cg->n; i++)
 		dir_clear(&cg->dirs[i]);
 	free(cg->dirs);
@@ -382,6 +383,9 @@ int cv_cgroup_destroy(struct cv_cgroup *cg, cv_error_t *err)
 
 	if (!cg)
 		return 0;
+	/* systemd removes the scope's directories; ours (e.g. v1 cpuset) after */
+	if (cg->sd_unit && cv_cg_systemd_destroy(cg, err) < 0)
+		ret = cv_error_ret(*err);
 	for (size_t i = 0; i < cg->n; i++) {
 		struct cv_cg_dir *d = &cg->dirs[i];
 		size_t top;
@@ -544,14 +548,8 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 	bool absolute = cfg->cgroups_path && cfg->cgroups_path[0] == '/';
 	int r;
 
-	if (cfg->systemd) {
-		struct cv_cg_systemd_path sp = { 0 };
-		r = cv_cg_systemd_parse(cfg->cgroups_path, cfg->id, &sp, err);
-		cv_cg_systemd_path_clear(&sp);
-		if (r < 0)
-			return r;
-		return cv_cg_systemd_check(err);
-	}
+	if (cfg->systemd)
+		return cv_cg_systemd_create(cfg, out, err);
 	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof buf, lines, 64, &nlines, err) < 0)
 		return -1;
 	cg = calloc(1, sizeof *cg);
@@ -800,6 +798,9 @@ int cv_cgroup_save(const struct cv_cgroup *cg, oci_kv_list *paths, cv_error_t *e
 		if (d->created && kv_add(paths, CREATED_PREFIX, d->key, d->created, err) < 0)
 			return -1;
 	}
+	if (cg->sd_unit &&
+	    kv_add(paths, "", cg->sd_user ? CV_CG_SYSTEMD_USER_UNIT_KEY : CV_CG_SYSTEMD_UNIT_KEY, cg->sd_unit, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -816,6 +817,16 @@ int cv_cgroup_load(const oci_kv_list *paths, struct cv_cgroup **out, cv_error_t 
 
 		if (!kv->key || !kv->value || strncmp(kv->key, CREATED_PREFIX, strlen(CREATED_PREFIX)) == 0)
 			continue;
+		if (strcmp(kv->key, CV_CG_SYSTEMD_UNIT_KEY) == 0 || strcmp(kv->key, CV_CG_SYSTEMD_USER_UNIT_KEY) == 0) {
+			free(cg->sd_unit);
+			cg->sd_unit = strdup(kv->value);
+			if (!cg->sd_unit) {
+				cv_cgroup_free(cg);
+				return cv_error(err, ENOMEM, "cgroup");
+			}
+			cg->sd_user = strcmp(kv->key, CV_CG_SYSTEMD_USER_UNIT_KEY) == 0;
+			continue;
+		}
 		if (kv->value[0] != '/' || strstr(kv->value, "/../")) {
 			cv_cgroup_free(cg);
 			return cv_error(err, EINVAL, "state: invalid cgroup path \"%s\"", kv->value);
