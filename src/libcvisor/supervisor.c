@@ -602,7 +602,11 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 					   .config_path = R.config_path };
 	if (capped && swap_output(child_ends[0], child_ends[1], err) < 0)
 		goto out;
-	r = cvisor_create(ctx, R.id, &o, err);
+	/* run, detached: the program starts before it returns, without the
+	 * exec fifo, a "created" record and a separate start command */
+	int unused_status = 0;
+	r = cvisor_run(ctx, R.id, &o, true, &unused_status, err);
+	uint64_t start = now_ms();
 	if (capped) {
 		cleanup_error cv_error_t e2 = NULL;
 		if (swap_output(R.saved[1], R.saved[2], &e2) < 0 && r == 0)
@@ -622,9 +626,6 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 		if (cv_pidfd_open_verified(c->state->pid, c->state->pid_start, &pidfd, err) < 0)
 			goto out;
 	}
-	uint64_t start = now_ms();
-	if (cvisor_start(ctx, R.id, err) < 0)
-		goto out;
 
 	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
 	bool exited = false;
