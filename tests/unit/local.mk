@@ -38,3 +38,10 @@ check_PROGRAMS += tests/unit/test_sandbox
 TESTS += tests/unit/test_sandbox
 tests_unit_test_sandbox_SOURCES = tests/unit/test_sandbox.c tests/unit/tap.h
 tests_unit_test_sandbox_LDADD = libcvisor-core.la $(DEPS_LIBS)
+
+# systemd cgroup driver (helper "systemd"): path parsing, slice expansion and
+# the scope's D-Bus properties, without a bus
+check_PROGRAMS += tests/unit/test_cgroups_systemd
+TESTS += tests/unit/test_cgroups_systemd
+tests_unit_test_cgroups_systemd_SOURCES = tests/unit/test_cgroups_systemd.c tests/unit/tap.h
+tests_unit_test_cgroups_systemd_LDADD = libcvisor-core.la $(DEPS_LIBS)
