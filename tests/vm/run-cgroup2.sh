@@ -91,29 +91,35 @@ mount -t cgroup2 cgroup2 /new/sys/fs/cgroup
 mount -t tmpfs tmpfs /new/run
 mount -t tmpfs tmpfs /new/tmp/.vm-scratch 2>/dev/null || true
 cp /command /new/.vm-command
-echo "vm: ready, controllers: \$(cat /new/sys/fs/cgroup/cgroup.controllers)"
-chroot /new /bin/sh /.vm-command </dev/null
-echo "vm: status \$?"
+mkdir -p /new/.vm-xfer
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 xfer /new/.vm-xfer || { echo "vm: cannot mount the transfer share"; poweroff -f; }
+echo "vm: ready, controllers: \$(cat /new/sys/fs/cgroup/cgroup.controllers)" >/new/.vm-xfer/out
+chroot /new /bin/sh /.vm-command </dev/null >>/new/.vm-xfer/out 2>&1
+echo "\$?" >/new/.vm-xfer/status
+echo "vm: status \$(cat /new/.vm-xfer/status)"
 poweroff -f
 EOF_INIT
 chmod 755 "$init/init"
 (cd "$init" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$tmp/initrd"
 
+# The command's output and status come back through a second, writable 9p
+# share: the serial console interleaves kernel messages and escapes with it.
+mkdir -p "$tmp/xfer"
 set +e
 timeout "$timeout_s" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem" \
 	-nographic -no-reboot -kernel "$kernel" -initrd "$tmp/initrd" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap \
+	-virtfs local,path="$tmp/xfer",mount_tag=xfer,security_model=none \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1" </dev/null >"$tmp/console" 2>&1
 qemu_status=$?
 set -e
 
-# Strip carriage returns and terminal escapes; print what follows "ready".
-tr -d '\r' <"$tmp/console" | sed -E 's/\x1b(\[[0-9;?]*[A-Za-z]|c)//g' >"$tmp/out"
-sed -n '/^vm: ready/,$p' "$tmp/out" | grep -v -e '^vm: status' -e 'reboot: Power down' || true
-status=$(sed -n 's/^vm: status \([0-9][0-9]*\)$/\1/p' "$tmp/out" | tail -n1)
+status=$(cat "$tmp/xfer/status" 2>/dev/null || true)
 if [ -z "$status" ]; then
 	echo "run-cgroup2: the guest did not finish (qemu exit $qemu_status); console tail:" >&2
-	tail -n 20 "$tmp/out" >&2
+	tr -d '\r' <"$tmp/console" | sed -E 's/\x1b(\[[0-9;?]*[A-Za-z]|c)//g' | tail -n 20 >&2
+	cat "$tmp/xfer/out" 2>/dev/null | tail -n 20 >&2 || true
 	exit 125
 fi
+cat "$tmp/xfer/out"
 exit "$status"
