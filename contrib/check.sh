@@ -18,7 +18,7 @@ PACKAGES=(
 	build-essential autoconf automake libtool pkg-config
 	libyajl-dev libseccomp-dev libcap-dev libmount-dev libsystemd-dev
 	# tests
-	bats busybox-static jq procps util-linux
+	bats busybox-static jq procps util-linux dbus
 	# fuzzing
 	clang
 	# reference runtimes and engines
