@@ -623,8 +623,14 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 		if (cv_container_load(ctx, R.id, &c, err) < 0)
 			goto out;
 		pid = c->state->pid;
-		if (cv_pidfd_open_verified(c->state->pid, c->state->pid_start, &pidfd, err) < 0)
+		/* our own child, not reaped yet (it may be a zombie already: a
+		 * start-time check would take it for gone): its pid cannot be
+		 * reused until we wait for it */
+		pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+		if (pidfd < 0) {
+			cv_error_errno(err, "sandbox: pidfd_open %d", (int)pid);
 			goto out;
+		}
 	}
 
 	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
