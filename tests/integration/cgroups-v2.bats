@@ -22,11 +22,11 @@ vm() {
 	[[ "$output" != *"not ok"* ]]
 }
 
-@test "v2 guest: container limits are enforced (OOM kill, pids limit, refused values, systemd error)" {
+@test "v2 guest: every cgroups.bats test on a pure cgroup v2 host (limits, pause, kill, update, events)" {
 	requires_root
 	requires bats jq
 	vm env CVISOR="$CVISOR" CVISOR_BUILDDIR="$CVISOR_BUILDDIR" CVISOR_SRCDIR="$CVISOR_SRCDIR" \
-		bats --tap -f "OOM|fork bomb|refuses|systemd" "$CVISOR_SRCDIR/tests/integration/cgroups.bats"
+		bats --tap "$CVISOR_SRCDIR/tests/integration/cgroups.bats"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ok 1 "* ]]
 	[[ "$output" != *"not ok"* ]]

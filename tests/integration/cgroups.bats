@@ -122,12 +122,15 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	n=0
 	for p in $(cat "$(cg_dir "$(is_v2 && echo unified || echo freezer)")/cgroup.procs"); do
 		n=$((n + 1))
-		# Since Linux 6.1 a task in a freezable sleep is frozen in place
-		# (TASK_FROZEN, shown as D) and keeps its wchan; older kernels
-		# park it in the refrigerator.
+		# v1: since Linux 6.1 a task in a freezable sleep is frozen in place
+		# (TASK_FROZEN, shown as D) and keeps its wchan; older kernels park
+		# it in the refrigerator. v2 freezes through the signal path: the
+		# task sleeps in do_freezer_trap, seen as get_signal.
 		w=$(cat /proc/$p/wchan)
 		st=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f1)
-		[[ "$st" == D || "$w" == *refrigerator* || "$w" == *freezer* ]] || { echo "pid $p state $st wchan $w"; false; }
+		[[ "$st" == D || "$w" == *refrigerator* || "$w" == *freezer* ]] ||
+			{ is_v2 && [[ "$w" == get_signal || "$w" == *freezer_trap* ]]; } ||
+			{ echo "pid $p state $st wchan $w"; false; }
 	done
 	[ "$n" -ge 2 ]
 	[ "$(cvisor state "$CV_ID" | jq -r .status)" = paused ]
