@@ -28,6 +28,7 @@
 #include "log.h"
 #include "oci/spec.h"
 #include "sandbox.h"
+#include "state-store.h"
 #include "status.h"
 #include "supervisor.h"
 
@@ -73,19 +74,65 @@ static void remove_tree(const char *path)
 	(void)nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
-/* Kills and deletes container ID if it exists, then removes its bundle. */
-static void destroy_leftover(const struct cvisor_context *ctx, const char *id, const char *bundle)
+/* A run is alive while its supervisor (or the watcher, which shares the
+ * open file) holds an OFD write lock on byte PID of this file; the run's id
+ * is do-PID-...: no directory per run to make and remove (each costs ~1 ms
+ * on this disk). */
+#define LIVE_FILE ".live"
+
+static int live_fd(const char *dir)
+{
+	cleanup_free char *path = NULL;
+	if (asprintf(&path, "%s/" LIVE_FILE, dir) < 0)
+		return -1;
+	return open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+static int live_lock(int fd, pid_t pid, short type, int cmd)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = pid, .l_len = 1 };
+	int r;
+	do
+		r = fcntl(fd, cmd, &fl);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -1 : fl.l_type;
+}
+
+/* A run's name is do-PID-HEX (see make_bundle); 0 otherwise. */
+static pid_t run_pid(const char *name)
+{
+	char *end;
+	if (strncmp(name, "do-", 3) != 0)
+		return 0;
+	long v = strtol(name + 3, &end, 10);
+	return *end == '-' && v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
+}
+
+/* Kills and deletes container ID if it exists and belongs to the sandbox
+ * (its bundle is DIR or under it), then removes its own bundle, if any. */
+static void destroy_leftover_in(const struct cvisor_context *ctx, const char *id, const char *bundle,
+				const char *dir)
 {
 	cleanup_container struct cv_container *c = NULL;
 	cleanup_error cv_error_t e = NULL;
 	if (cv_container_load(ctx, id, &c, &e) == 0) {
+		const char *b = c->state && c->state->bundle ? c->state->bundle : "";
+		size_t n = dir ? strlen(dir) : 0;
+		if (dir && !(strncmp(b, dir, n) == 0 && (b[n] == '\0' || b[n] == '/')))
+			return;
 		if (cv_container_kill_wait(c, &e) < 0)
 			cv_warn("sandbox %s: %s", id, e->msg);
 		cv_error_release(&e);
 		if (cv_container_destroy(c, &e) < 0)
 			cv_warn("sandbox %s: %s", id, e->msg);
 	}
-	remove_tree(bundle);
+	if (bundle)
+		remove_tree(bundle);
+}
+
+static void destroy_leftover(const struct cvisor_context *ctx, const char *id, const char *bundle)
+{
+	destroy_leftover_in(ctx, id, bundle, NULL);
 }
 
 int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_t *err)
@@ -97,6 +144,9 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
 	cleanup_dir DIR *d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : cv_error_errno(err, "open `%s`", dir);
+	cleanup_close int lfd = live_fd(dir);
+	/* runs with a directory of their own (a private staging root, or
+	 * made by an older cvisor with a `lock` file inside) */
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, CV_SANDBOX_STAGING_ROOT))
@@ -104,10 +154,8 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
 		cleanup_free char *bundle = NULL, *lock = NULL;
 		if (asprintf(&bundle, "%s/%s", dir, de->d_name) < 0 || asprintf(&lock, "%s/lock", bundle) < 0)
 			return cv_error(err, ENOMEM, "gc");
-		/* a live supervisor (or its watcher) holds a flock on the bundle
-		 * directory (on a `lock` file inside, before) */
-		cleanup_close int dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (dfd >= 0 && flock(dfd, LOCK_EX | LOCK_NB) < 0)
+		pid_t pid = run_pid(de->d_name);
+		if (pid > 0 && lfd >= 0 && live_lock(lfd, pid, F_WRLCK, F_OFD_GETLK) != F_UNLCK)
 			continue;
 		cleanup_close int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
@@ -115,6 +163,26 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
 		destroy_leftover(ctx, de->d_name, bundle);
 		(*removed)++;
 	}
+	/* runs on the shared staging root: only their container exists */
+	if (lfd < 0)
+		return 0;
+	cleanup_free char *root = NULL;
+	char **ids = NULL;
+	size_t n = 0;
+	if (cv_context_root(ctx, &root, err) < 0 || cv_store_list(root, &ids, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = run_pid(ids[i]);
+		struct stat st;
+		cleanup_free char *bundle = NULL;
+		if (pid > 0 && live_lock(lfd, pid, F_WRLCK, F_OFD_GETLK) == F_UNLCK &&
+		    asprintf(&bundle, "%s/%s", dir, ids[i]) >= 0 && lstat(bundle, &st) < 0 && errno == ENOENT) {
+			destroy_leftover_in(ctx, ids[i], NULL, dir);
+			(*removed)++;
+		}
+		free(ids[i]);
+	}
+	free(ids);
 	return 0;
 }
 
@@ -376,7 +444,7 @@ struct run {
 	const struct cvisor_context *ctx;
 	char id[64];
 	char *bundle;
-	int lockfd;   /* the bundle directory, flock'ed */
+	int lockfd;   /* LIVE_FILE, our byte locked */
 	int configfd; /* memfd holding config.json */
 	char *shared_bundle;
 	const char *run_bundle; /* the container's bundle: bundle or shared_bundle */
@@ -469,21 +537,11 @@ static int make_bundle(struct run *R, const oci_policy *policy, char *const *arg
 		return -1;
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return cv_error_errno(err, "create `%s`", dir);
+	/* the pid in the id is the byte of LIVE_FILE we hold (see cv_sandbox_gc) */
 	snprintf(R->id, sizeof(R->id), "do-%d-%llx", (int)getpid(), (unsigned long long)now_ms());
-	if (asprintf(&R->bundle, "%s/%s", dir, R->id) < 0) {
-		R->bundle = NULL;
-		return cv_error(err, ENOMEM, "sandbox");
-	}
-	if (mkdir(R->bundle, 0700) < 0) {
-		int r = cv_error_errno(err, "create `%s`", R->bundle);
-		free(R->bundle);
-		R->bundle = NULL;
-		return r;
-	}
-	/* gc: a live run holds a flock on its bundle directory */
-	R->lockfd = open(R->bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (R->lockfd < 0 || flock(R->lockfd, LOCK_EX) < 0)
-		return cv_error_errno(err, "lock `%s`", R->bundle);
+	R->lockfd = live_fd(dir);
+	if (R->lockfd < 0 || live_lock(R->lockfd, getpid(), F_WRLCK, F_OFD_SETLKW) < 0)
+		return cv_error_errno(err, "lock `%s/" LIVE_FILE "`", dir);
 
 	struct cv_sandbox_host host;
 	cleanup_spec oci_spec *spec = NULL;
@@ -494,15 +552,28 @@ static int make_bundle(struct run *R, const oci_policy *policy, char *const *arg
 	/* The container's bundle: the bundles directory itself with the shared
 	 * staging root (root.path stays relative, so config.json is the same as
 	 * `spec --policy` writes), else this run's directory. */
-	R->run_bundle = R->bundle;
-	if (!policy->rootfs) {
-		if (shared_staging(dir, spec)) {
-			if (!(R->shared_bundle = strdup(dir)))
-				return cv_error(err, ENOMEM, "sandbox");
-			R->run_bundle = R->shared_bundle;
-		} else if (mkdirat(R->lockfd, CV_SANDBOX_STAGING_ROOT, 0755) < 0) {
-			return cv_error_errno(err, "create `%s/%s`", R->bundle, CV_SANDBOX_STAGING_ROOT);
+	if (policy->rootfs || shared_staging(dir, spec)) {
+		if (!(R->shared_bundle = strdup(dir)))
+			return cv_error(err, ENOMEM, "sandbox");
+		R->run_bundle = R->shared_bundle;
+	} else {
+		/* a private staging root, in a directory of the run's own */
+		if (asprintf(&R->bundle, "%s/%s", dir, R->id) < 0) {
+			R->bundle = NULL;
+			return cv_error(err, ENOMEM, "sandbox");
 		}
+		if (mkdir(R->bundle, 0700) < 0) {
+			int r = cv_error_errno(err, "create `%s`", R->bundle);
+			free(R->bundle);
+			R->bundle = NULL;
+			return r;
+		}
+		cleanup_free char *staging = NULL;
+		if (asprintf(&staging, "%s/%s", R->bundle, CV_SANDBOX_STAGING_ROOT) < 0)
+			return cv_error(err, ENOMEM, "sandbox");
+		if (mkdir(staging, 0755) < 0)
+			return cv_error_errno(err, "create `%s`", staging);
+		R->run_bundle = R->bundle;
 	}
 	if (oci_spec_emit(spec, false, &json, &len, err) < 0)
 		return -1;

@@ -43,8 +43,8 @@ assert_clean() {
 	run cvisor list -q
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	# the shared staging root (empty mount points) stays; nothing else
-	[ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vx rootfs)" ]
+	# the shared staging root (empty mount points) and the liveness lock file stay; nothing else
+	[ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vxE "rootfs|\.live")" ]
 }
 
 @test "sandbox: the host root is read-only (EROFS inside, nothing written outside)" {
@@ -255,7 +255,7 @@ nobody_teardown() {
 	[ ! -e /usr/x ]
 	# nothing left: no container, no bundle, no process
 	[ -z "$(ls -A "$NR/root" 2>/dev/null)" ]
-	[ -z "$(ls -A "$NR/root-sandbox" 2>/dev/null | grep -vx rootfs)" ]
+	[ -z "$(ls -A "$NR/root-sandbox" 2>/dev/null | grep -vxE "rootfs|\.live")" ]
 	! pgrep -u nobody -f "$NR" >/dev/null
 	nobody_teardown
 }
@@ -368,7 +368,7 @@ nobody_teardown() {
 	kill -9 $pid
 	for _ in $(seq 50); do pgrep -f '^sleep 4713' >/dev/null || break; sleep 0.1; done
 	! pgrep -f '^sleep 4713'
-	for _ in $(seq 50); do [ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vx rootfs)" ] && break; sleep 0.1; done
+	for _ in $(seq 50); do [ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vxE "rootfs|\.live")" ] && break; sleep 0.1; done
 	assert_clean
 }
 
