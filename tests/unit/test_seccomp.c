@@ -175,9 +175,11 @@ static int in_child(const struct cv_seccomp *f, int (*fn)(void))
 	if (pid == 0) {
 		cleanup_error cv_error_t err = NULL;
 		int nfd;
+		/* exit_group directly: a sanitizer's _exit hook would run a leak
+		 * check here and replace the status we report */
 		if (cv_seccomp_load(f, &nfd, &err) < 0)
-			_exit(250);
-		_exit(fn());
+			syscall(SYS_exit_group, 250);
+		syscall(SYS_exit_group, fn());
 	}
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
@@ -329,7 +331,8 @@ static void test_args(void)
 		d.args[1] = 9;
 		ok(bpf_run(f->insns, f->len, &d) == RET_ERRNO(EPERM), "GE fails");
 	}
-	ok(in_child(f, call_personality0) == 0, "loaded filter: personality(0xffffffff) allowed");
+	int rc = in_child(f, call_personality0);
+	ok(rc == 0, "loaded filter: personality(0xffffffff) allowed (child status %d)", rc);
 	ok(in_child(f, call_personality8) == EPERM, "loaded filter: personality(8) EPERM");
 	cv_seccomp_free(f);
 }
@@ -456,77 +459,46 @@ static void test_notify_load(void)
 	cv_seccomp_free(f);
 }
 
-/* ---- a JSON profile file -> oci_seccomp, for podman's default profile ---- */
-static char *dupstr(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-static oci_strv json_strv(yajl_val v)
-{
-	oci_strv r = { 0 };
-	if (!YAJL_IS_ARRAY(v))
-		return r;
-	r.v = calloc(v->u.array.len + 1, sizeof(char *));
-	for (size_t i = 0; i < v->u.array.len; i++)
-		r.v[r.len++] = dupstr(YAJL_GET_STRING(v->u.array.values[i]));
-	r.set = true;
-	return r;
-}
-
+/* ---- a JSON profile file -> oci_seccomp, for podman's default profile ----
+ * The file holds a linux.seccomp object: it is parsed with the runtime's own
+ * config.json parser inside a minimal config; the specs are freed at exit. */
 static yajl_val jget(yajl_val o, const char *key)
 {
 	const char *path[] = { key, NULL };
 	return yajl_tree_get(o, path, yajl_t_any);
 }
 
+static oci_spec *loaded_specs[8];
+static size_t loaded_n;
+
+static void free_loaded_specs(void)
+{
+	for (size_t i = 0; i < loaded_n; i++)
+		oci_spec_free(loaded_specs[i]);
+	loaded_n = 0;
+}
+
 static oci_seccomp *load_profile_json(const char *path)
 {
-	cleanup_fclose FILE *fp = fopen(path, "re");
-	static char buf[1 << 20];
-	char errbuf[256];
-	size_t n;
-	yajl_val root, v;
-	oci_seccomp *p;
+	cleanup_error cv_error_t err = NULL;
+	cleanup_free char *data = NULL, *doc = NULL;
+	size_t len = 0;
+	oci_spec *spec = NULL;
 
-	if (!fp)
+	if (loaded_n == sizeof(loaded_specs) / sizeof(loaded_specs[0]))
 		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	buf[n] = '\0';
-	root = yajl_tree_parse(buf, errbuf, sizeof(errbuf));
-	if (!root)
+	if (oci_read_file(path, path, &data, &len, &err) < 0)
 		return NULL;
-	p = calloc(1, sizeof(*p));
-	p->default_action = dupstr(YAJL_GET_STRING(jget(root, "defaultAction")));
-	if ((v = jget(root, "defaultErrnoRet")) && YAJL_IS_INTEGER(v))
-		p->default_errno_ret = (oci_opt_u32){ true, YAJL_GET_INTEGER(v) };
-	p->architectures = json_strv(jget(root, "architectures"));
-	p->flags = json_strv(jget(root, "flags"));
-	v = jget(root, "syscalls");
-	p->syscalls = calloc(v->u.array.len, sizeof(*p->syscalls));
-	for (size_t i = 0; i < v->u.array.len; i++) {
-		yajl_val s = v->u.array.values[i], a, e;
-		oci_seccomp_syscall *sc = &p->syscalls[p->syscalls_len++];
-		sc->names = json_strv(jget(s, "names"));
-		sc->action = dupstr(YAJL_GET_STRING(jget(s, "action")));
-		if ((e = jget(s, "errnoRet")) && YAJL_IS_INTEGER(e))
-			sc->errno_ret = (oci_opt_u32){ true, YAJL_GET_INTEGER(e) };
-		a = jget(s, "args");
-		if (YAJL_IS_ARRAY(a) && a->u.array.len) {
-			sc->args = calloc(a->u.array.len, sizeof(*sc->args));
-			for (size_t j = 0; j < a->u.array.len; j++) {
-				yajl_val x = a->u.array.values[j];
-				oci_seccomp_arg *arg = &sc->args[sc->args_len++];
-				arg->index = YAJL_GET_INTEGER(jget(x, "index"));
-				arg->value = (uint64_t)YAJL_GET_INTEGER(jget(x, "value"));
-				if ((e = jget(x, "valueTwo")) && YAJL_IS_INTEGER(e))
-					arg->value_two = (oci_opt_u64){ true, (uint64_t)YAJL_GET_INTEGER(e) };
-				arg->op = dupstr(YAJL_GET_STRING(jget(x, "op")));
-			}
-		}
+	if (asprintf(&doc, "{\"ociVersion\": \"1.0.2\", \"linux\": {\"seccomp\": %s}}", data) < 0)
+		return NULL;
+	if (oci_spec_parse(doc, strlen(doc), path, &spec, &err) < 0) {
+		printf("# %s\n", err->msg);
+		return NULL;
 	}
-	yajl_tree_free(root);
-	return p;
+	if (loaded_n == 0)
+		atexit(free_loaded_specs);
+	loaded_specs[loaded_n++] = spec;
+	return spec->linux_->seccomp;
 }
 
 static double now_ms(void)
