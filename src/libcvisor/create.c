@@ -414,7 +414,11 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		ca.flags &= ~(uint64_t)CLONE_NEWCGROUP;
 	fflush(NULL);
 	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
-	if (pid < 0 && into_cgroup && (errno == EINVAL || errno == E2BIG || errno == EOPNOTSUPP)) {
+	/* Any refusal of CLONE_INTO_CGROUP (old kernel, a rootless caller
+	 * without write access, a busy v2 directory): retry without it, and
+	 * cv_cgroup_enter below reports or (rootless) warns as it always did;
+	 * an error unrelated to the cgroup comes back from the retry. */
+	if (pid < 0 && into_cgroup) {
 		into_cgroup = false;
 		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
 		ca.cgroup = 0;
