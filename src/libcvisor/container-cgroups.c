@@ -70,7 +70,7 @@ static int parse_size(const char *flag, const char *s, int64_t *out, cv_error_t 
 	*out = (int64_t)v;
 	return 0;
 bad:
-	return cv_error(err, EINVAL, "update: --%s: invalid size \"%s\" (e.g. 128m, 1g, -1)", flag, s);
+	return cv_error_plain(err, EINVAL, "update: --%s: invalid size \"%s\" (e.g. 128m, 1g, -1)", flag, s);
 }
 
 static int parse_num(const char *flag, const char *s, bool sign, int64_t *i, uint64_t *u, cv_error_t *err)
@@ -82,7 +82,7 @@ static int parse_num(const char *flag, const char *s, bool sign, int64_t *i, uin
 	else
 		*u = strtoull(s, &end, 10);
 	if (!*s || *end || errno || (!sign && s[0] == '-'))
-		return cv_error(err, EINVAL, "update: --%s: invalid %s \"%s\"", flag,
+		return cv_error_plain(err, EINVAL, "update: --%s: invalid %s \"%s\"", flag,
 				sign ? "integer" : "non-negative integer", s);
 	return 0;
 }
@@ -146,7 +146,7 @@ static int resources_from_flags(const struct cvisor_update_options *o, oci_resou
 		oci_opt_u64 w = { 0 };
 		U64("blkio-weight", blkio_weight, w);
 		if (w.v > 1000 || (w.v && w.v < 10))
-			return cv_error(err, EINVAL, "update: --blkio-weight: %s is out of range (10..1000)",
+			return cv_error_plain(err, EINVAL, "update: --blkio-weight: %s is out of range (10..1000)",
 					o->blkio_weight);
 		if (!(r->block_io = calloc(1, sizeof(*r->block_io))))
 			return cv_error(err, ENOMEM, "update");
@@ -166,7 +166,7 @@ int cvisor_update(const struct cvisor_context *ctx, const char *id,
 	int r;
 
 	if (!opts || opts->struct_size < offsetof(struct cvisor_update_options, resources_name))
-		return cv_error(err, EINVAL, "update: no options given");
+		return cv_error_plain(err, EINVAL, "update: no options given");
 	bool full = opts->struct_size >= sizeof(*opts);
 	if (opts->resources_json) {
 		const char *name = full && opts->resources_name ? opts->resources_name : "resources";
@@ -175,7 +175,7 @@ int cvisor_update(const struct cvisor_context *ctx, const char *id,
 			return r;
 	} else {
 		if (!full)
-			return cv_error(err, EINVAL, "update: no resources given");
+			return cv_error_plain(err, EINVAL, "update: no resources given");
 		if (!(res = calloc(1, sizeof(*res))))
 			return cv_error(err, ENOMEM, "update");
 		if ((r = resources_from_flags(opts, res, err)) < 0)

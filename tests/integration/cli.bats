@@ -233,16 +233,22 @@ VERBS="create start run state kill delete exec ps list pause resume update event
 	echo "$output" | jq -e '(.mountOptions | length) > 0'
 }
 
-@test "cli: update and events parse runc's flags and say they are not implemented" {
+@test "cli: update and events parse runc's flags and name bad values" {
 	run cvisor update --memory 1000000 --cpu-quota 1000 --pids-limit 10 "$CV_ID"
 	[ "$status" -eq 1 ]
-	[ "$output" = "cvisor: update: not implemented yet" ]
-	run cvisor update --resources - "$CV_ID"
+	[ "$output" = "cvisor: container \"$CV_ID\" does not exist" ]
+	run cvisor update --memory lots "$CV_ID"
 	[ "$status" -eq 1 ]
-	[ "$output" = "cvisor: update: not implemented yet" ]
+	[ "$output" = 'cvisor: update: --memory: invalid size "lots" (e.g. 128m, 1g, -1)' ]
+	run cvisor update --l3-cache-schema L3:0=f "$CV_ID"
+	[ "$status" -eq 1 ]
+	[ "$output" = "cvisor: update: --l3-cache-schema: Intel RDT (linux.intelRdt) is not supported by cvisor" ]
 	run cvisor events --stats --interval 1s "$CV_ID"
 	[ "$status" -eq 1 ]
-	[ "$output" = "cvisor: events: not implemented yet" ]
+	[ "$output" = "cvisor: container \"$CV_ID\" does not exist" ]
+	run cvisor events --interval bogus "$CV_ID"
+	[ "$status" -eq 1 ]
+	[ "$output" = 'cvisor: events: --interval: invalid duration "bogus" (e.g. 500ms, 5s; at least 1ms)' ]
 }
 
 @test "cli: --log-format json writes one JSON object per line" {
