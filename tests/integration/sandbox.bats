@@ -17,9 +17,15 @@ requires_outbound() {
 	[ -x "$CVISOR_SLIRP_HOOK" ] || skip "hook $CVISOR_SLIRP_HOOK not built"
 }
 
-# pids of running slirp4netns processes, sorted
+# pids of running slirp4netns processes started by cvisor's hook (their
+# parent is the hook's monitor), sorted: other test files running alongside
+# (podman) start slirp4netns processes of their own
 slirp_pids() {
-	pgrep -x slirp4netns | sort || true
+	local p pp
+	for p in $(pgrep -x slirp4netns); do
+		pp=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || continue
+		[ "$(cat "/proc/$pp/comm" 2>/dev/null)" = cvisor-slirp ] && echo "$p"
+	done | sort
 }
 
 # A TCP server on the host's loopback, port in $HOST_PORT.
