@@ -36,6 +36,7 @@
 #include "log.h"
 #include "namespaces.h"
 #include "process-attrs.h"
+#include "mounts.h"
 #include "process.h"
 #include "seccomp-filter.h"
 #include "sync.h"
@@ -254,6 +255,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	oci_spec *spec = NULL;
 	pid_t pid = -1;
 	bool created = false;
+	int *idmap_fds = NULL; /* cv_rootfs_idmap_prepare: inherited by the child */
 	int r;
 
 	r = cv_store_validate_id(id, err);
@@ -370,6 +372,14 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	sock_parent = sv[0];
 	sock_child = sv[1];
 
+	/* Idmapped mounts need privilege over the source filesystem, which a
+	 * container process in its own user namespace lacks: made here. */
+	if ((plan.new_flags | plan.join_flags) & CLONE_NEWUSER) {
+		r = cv_rootfs_idmap_prepare(spec, &idmap_fds, err);
+		if (r < 0)
+			goto fail;
+	}
+
 	/* CVE-2019-5736: a non-dumpable runtime cannot be reached through
 	 * /proc/PID/exe (or its fds/memory) by a container process without
 	 * CAP_SYS_PTRACE over the runtime. The child inherits this and keeps it
@@ -452,6 +462,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			.listen_fds = listen > 0 ? listen : 0,
 			.cgroup_join = &cgjoin,
 			.unshare_cgroupns = late_cgroupns,
+			.mount_fds = idmap_fds,
 		};
 		cv_child_main(&cc);
 	}
@@ -463,6 +474,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	}
 	close(steal_fd(&sock_child));
 	cv_cgroup_self_join_close(&cgjoin);
+	cv_rootfs_idmap_release(idmap_fds, spec->mounts_len); /* the child has its copies */
+	idmap_fds = NULL;
 
 	if (!into_cgroup && ufd >= 0) {
 		r = cv_cgroup_enter(c->cg, pid, err);
@@ -601,6 +614,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	return 0;
 
 fail:
+	if (idmap_fds)
+		cv_rootfs_idmap_release(idmap_fds, spec->mounts_len);
 	if (pid > 0)
 		kill_pidfd_wait(pidfd, pid, true);
 	if (c && c->cg) {

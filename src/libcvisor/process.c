@@ -330,6 +330,7 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		.new_userns = (all_ns & CLONE_NEWUSER) != 0,
 		.new_netns = (all_ns & CLONE_NEWNET) != 0,
 		.new_cgroupns = (plan->new_flags & CLONE_NEWCGROUP) != 0,
+		.mount_fds = c->mount_fds,
 	};
 	cleanup_close int console_master = -1, console_slave = -1;
 	if (all_ns & CLONE_NEWNS) {

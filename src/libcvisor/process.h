@@ -29,6 +29,7 @@ struct cv_child_config {
 	/* v1 cgroup directories joined by the child first thing (may be NULL) */
 	struct cv_cgroup_self_join *cgroup_join;
 	bool unshare_cgroupns;     /* CLONE_NEWCGROUP left to the child, after the join */
+	const int *mount_fds;      /* cv_rootfs_idmap_prepare's fds, or NULL */
 };
 
 __attribute__((noreturn)) void cv_child_main(const struct cv_child_config *c);
