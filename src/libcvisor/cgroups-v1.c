@@ -59,8 +59,23 @@ static int wr_i64(struct cv_cg_dir *d, const char *file, int64_t v, cv_error_t *
  * from recent kernels): a warning, not an error. */
 static int wr_optional(struct cv_cg_dir *d, const char *file, int64_t v, const char *field, cv_error_t *err)
 {
-	if (wr_i64(d, file, v, err) == 0)
+	if (wr_i64(d, file, v, err) == 0) {
+		/* Since Linux 6.1 memory.kmem.limit_in_bytes takes any value and
+		 * enforces none: read it back to tell. */
+		char buf[64];
+		long page = sysconf(_SC_PAGESIZE);
+		unsigned long long got;
+
+		if (v < 0 || page <= 0 || cv_cg_read(d, file, buf, sizeof buf, err) < 0) {
+			cv_error_release(err);
+			return 0;
+		}
+		got = strtoull(buf, NULL, 10);
+		if (got != (unsigned long long)v / (unsigned long long)page * (unsigned long long)page)
+			cv_warn("%s ignored: the kernel accepts %s \"%" PRId64 "\" but keeps %llu (no kernel memory limits)",
+				field, file, v, got);
 		return 0;
+	}
 	if ((*err)->errnum == ENOENT || (*err)->errnum == EOPNOTSUPP || (*err)->errnum == EINVAL) {
 		cv_warn("%s ignored: %s", field, (*err)->msg);
 		cv_error_release(err);
@@ -96,10 +111,13 @@ static int memory(struct cv_cgroup *cg, const oci_memory *m, bool update, cv_err
 	if (m->limit.set) {
 		/* memsw must stay >= limit: raising both needs memsw first. */
 		if (wr_i64(d, "memory.limit_in_bytes", m->limit.v, err) < 0) {
-			if (!m->swap.set || (*err)->errnum != EINVAL)
+			/* An unlimited memory limit with no swap given lifts
+			 * memory+swap too, as runc's update does. */
+			int64_t swap = m->swap.set ? m->swap.v : -1;
+			if ((!m->swap.set && m->limit.v != -1) || (*err)->errnum != EINVAL)
 				return -1;
 			cv_error_release(err);
-			if (wr_i64(d, "memory.memsw.limit_in_bytes", m->swap.v, err) < 0 ||
+			if (wr_i64(d, "memory.memsw.limit_in_bytes", swap, err) < 0 ||
 			    wr_i64(d, "memory.limit_in_bytes", m->limit.v, err) < 0)
 				return -1;
 		} else if (m->swap.set && wr_i64(d, "memory.memsw.limit_in_bytes", m->swap.v, err) < 0) {
@@ -200,14 +218,24 @@ static int blkio(struct cv_cgroup *cg, const oci_block_io *b, cv_error_t *err)
 	}
 	if (b->weight.set && cv_cg_writef(d, wfile, err, "%" PRIu32, b->weight.v) < 0)
 		return -1;
-	if (b->leaf_weight.set && cv_cg_writef(d, "blkio.leaf_weight", err, "%" PRIu32, b->leaf_weight.v) < 0)
+	/* Leaf weights were CFQ's, removed in Linux 5.0: warn as on v2. */
+	bool leaf = cv_cg_has_file(d, "blkio.leaf_weight");
+	if ((b->leaf_weight.set || b->weight_device_len) && !leaf) {
+		bool any = b->leaf_weight.set;
+		for (size_t i = 0; i < b->weight_device_len; i++)
+			any = any || b->weight_device[i].leaf_weight.set;
+		if (any)
+			cv_warn("linux.resources.blockIO.leafWeight ignored: the kernel has no blkio.leaf_weight (no CFQ)");
+	}
+	if (leaf && b->leaf_weight.set &&
+	    cv_cg_writef(d, "blkio.leaf_weight", err, "%" PRIu32, b->leaf_weight.v) < 0)
 		return -1;
 	for (size_t i = 0; i < b->weight_device_len; i++) {
 		const oci_weight_device *w = &b->weight_device[i];
 		if (w->weight.set && cv_cg_writef(d, wdfile, err, "%" PRId64 ":%" PRId64 " %" PRIu32, w->major,
 						  w->minor, w->weight.v) < 0)
 			return -1;
-		if (w->leaf_weight.set && cv_cg_writef(d, "blkio.leaf_weight_device", err,
+		if (leaf && w->leaf_weight.set && cv_cg_writef(d, "blkio.leaf_weight_device", err,
 						       "%" PRId64 ":%" PRId64 " %" PRIu32, w->major, w->minor,
 						       w->leaf_weight.v) < 0)
 			return -1;

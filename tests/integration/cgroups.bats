@@ -417,3 +417,232 @@ cg_cat() { cat "$(cg_dir "$1")/$2"; }
 	[ "$status" -eq 0 ]
 	[ ! -e "$u" ]
 }
+
+# ---- every resource, v1/hybrid and v2 (helper cgroups-3) ----
+
+# The container's file FILE: the v1 controller CTRL's directory, or the one
+# cgroup2 directory on v2.
+cgf() { if is_v2; then cat "$(cg_dir unified)/$2"; else cat "$(cg_dir "$1")/$2"; fi; }
+
+# major:minor of a block device. The v2 guest has none of its own: null_blk
+# gives it one.
+blk_dev() {
+	local f
+	for f in /sys/block/*/dev; do
+		[ -e "$f" ] && { cat "$f"; return 0; }
+	done
+	modprobe null_blk nr_devices=1 >/dev/null 2>&1 && [ -e /sys/block/nullb0/dev ] && cat /sys/block/nullb0/dev
+}
+
+@test "memory: limit, reservation, swap, swappiness, kernel, kernelTCP, disableOOMKiller, useHierarchy; update and checkBeforeUpdate" {
+	update_config '.process.args = ["sleep", "60"] | .linux.resources.memory = {"limit": 67108864, "reservation": 33554432,
+		"swap": 134217728, "swappiness": 20, "kernel": 67108864, "kernelTCP": 16777216,
+		"disableOOMKiller": true, "useHierarchy": true}'
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	echo "$output"
+	[ "$(cgf memory memory.max 2>/dev/null || cgf memory memory.limit_in_bytes)" = 67108864 ]
+	if is_v2; then
+		[ "$(cgf memory memory.low)" = 33554432 ]
+		# v2's swap limit excludes memory: swap - limit
+		[ "$(cgf memory memory.swap.max)" = 67108864 ]
+		[[ "$output" == *"linux.resources.memory.kernel ignored"* ]]
+		[[ "$output" == *"linux.resources.memory.kernelTCP ignored"* ]]
+		[[ "$output" == *"linux.resources.memory.swappiness ignored"* ]]
+		[[ "$output" == *"linux.resources.memory.disableOOMKiller ignored"* ]]
+	else
+		[ "$(cgf memory memory.soft_limit_in_bytes)" = 33554432 ]
+		[ "$(cgf memory memory.memsw.limit_in_bytes)" = 134217728 ]
+		[ "$(cgf memory memory.swappiness)" = 20 ]
+		# kernel memory limits: written where the kernel still takes them,
+		# else a warning naming the field
+		[ "$(cgf memory memory.kmem.limit_in_bytes 2>/dev/null)" = 67108864 ] ||
+			[[ "$output" == *"linux.resources.memory.kernel ignored: "*"memory.kmem.limit_in_bytes \"67108864\""* ]]
+		[ "$(cgf memory memory.kmem.tcp.limit_in_bytes 2>/dev/null)" = 16777216 ] ||
+			[[ "$output" == *"linux.resources.memory.kernelTCP ignored: "*"memory.kmem.tcp.limit_in_bytes \"16777216\""* ]]
+		grep -qx 'oom_kill_disable 1' "$(cg_dir memory)/memory.oom_control"
+		[ "$(cgf memory memory.use_hierarchy)" = 1 ]
+	fi
+	# checkBeforeUpdate: a limit below the current usage is refused, nothing changes
+	run cvisor update -r - "$CV_ID" <<<'{"memory": {"limit": 4096, "checkBeforeUpdate": true}}'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"linux.resources.memory.limit 4096 is below the current usage"*"(checkBeforeUpdate)"* ]] || { echo "$output"; false; }
+	[ "$(cgf memory memory.max 2>/dev/null || cgf memory memory.limit_in_bytes)" = 67108864 ]
+	run cvisor update --memory 96m --memory-swap 192m --memory-reservation 48m "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	if is_v2; then
+		[ "$(cgf memory memory.max)" = 100663296 ]
+		[ "$(cgf memory memory.swap.max)" = 100663296 ]
+		[ "$(cgf memory memory.low)" = 50331648 ]
+	else
+		[ "$(cgf memory memory.limit_in_bytes)" = 100663296 ]
+		[ "$(cgf memory memory.memsw.limit_in_bytes)" = 201326592 ]
+		[ "$(cgf memory memory.soft_limit_in_bytes)" = 50331648 ]
+		run cvisor update -r - "$CV_ID" <<<'{"memory": {"disableOOMKiller": false, "swappiness": 60}}'
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		grep -qx 'oom_kill_disable 0' "$(cg_dir memory)/memory.oom_control"
+		[ "$(cgf memory memory.swappiness)" = 60 ]
+	fi
+	run cvisor update --memory -1 "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	if is_v2; then [ "$(cgf memory memory.max)" = max ]; else [ "$(cgf memory memory.limit_in_bytes)" -gt 100663296 ]; fi
+	run cvisor update -r - "$CV_ID" <<<'{"memory": {"swappiness": 101}}'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"linux.resources.memory.swappiness: 101 is out of range (0..100)"* ]] || { echo "$output"; false; }
+}
+
+@test "cpu: shares/weight, quota, period, burst, cpus, mems, idle, realtime; update round trips" {
+	update_config '.process.args = ["sleep", "60"] | .linux.resources.cpu = {"shares": 512, "quota": 20000, "period": 100000,
+		"burst": 10000, "cpus": "0", "mems": "0"}'
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	if is_v2; then
+		# runc's shares to weight: 1 + (512 - 2) * 9999 / 262142
+		[ "$(cgf cpu cpu.weight)" = 20 ]
+		[ "$(cgf cpu cpu.max)" = "20000 100000" ]
+		[ "$(cgf cpu cpu.max.burst)" = 10000 ]
+	else
+		[ "$(cgf cpu cpu.shares)" = 512 ]
+		[ "$(cgf cpu cpu.cfs_quota_us)" = 20000 ]
+		[ "$(cgf cpu cpu.cfs_period_us)" = 100000 ]
+		[ "$(cgf cpu cpu.cfs_burst_us)" = 10000 ]
+	fi
+	[ "$(cgf cpuset cpuset.cpus)" = 0 ]
+	[ "$(cgf cpuset cpuset.mems)" = 0 ]
+	run cvisor update --cpu-shares 1024 --cpu-quota 50000 --cpu-period 200000 --cpuset-cpus 0 --cpuset-mems 0 "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	if is_v2; then
+		[ "$(cgf cpu cpu.weight)" = 39 ]
+		[ "$(cgf cpu cpu.max)" = "50000 200000" ]
+	else
+		[ "$(cgf cpu cpu.shares)" = 1024 ]
+		[ "$(cgf cpu cpu.cfs_quota_us)" = 50000 ]
+		[ "$(cgf cpu cpu.cfs_period_us)" = 200000 ]
+	fi
+	# a lone period keeps the quota; -1 lifts it
+	run cvisor update --cpu-period 100000 "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	if is_v2; then [ "$(cgf cpu cpu.max)" = "50000 100000" ]; else [ "$(cgf cpu cpu.cfs_quota_us)" = 50000 ]; fi
+	run cvisor update --cpu-quota -1 "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	if is_v2; then [ "$(cgf cpu cpu.max)" = "max 100000" ]; else [ "$(cgf cpu cpu.cfs_quota_us)" = -1 ]; fi
+	run cvisor update -r - "$CV_ID" <<<'{"cpu": {"burst": 0}}'
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cgf cpu "$(is_v2 && echo cpu.max.burst || echo cpu.cfs_burst_us)")" = 0 ]
+	# idle (SCHED_IDLE for the whole group), set and cleared
+	run cvisor update -r - "$CV_ID" <<<'{"cpu": {"idle": 1}}'
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cgf cpu cpu.idle)" = 1 ]
+	run cvisor update -r - "$CV_ID" <<<'{"cpu": {"idle": 0}}'
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cgf cpu cpu.idle)" = 0 ]
+	# realtime bandwidth: v1 only (the kernel has no v2 interface for it)
+	run cvisor update -r - "$CV_ID" <<<'{"cpu": {"realtimePeriod": 800000, "realtimeRuntime": 10000}}'
+	if is_v2; then
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"linux.resources.cpu.realtimeRuntime/realtimePeriod: not supported on cgroup v2"* ]] || { echo "$output"; false; }
+	else
+		[ -e "$(cg_dir cpu)/cpu.rt_period_us" ] || skip "kernel without CONFIG_RT_GROUP_SCHED (no cpu.rt_period_us)"
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		[ "$(cgf cpu cpu.rt_period_us)" = 800000 ]
+		[ "$(cgf cpu cpu.rt_runtime_us)" = 10000 ]
+	fi
+	[ "$(cvisor state "$CV_ID" | jq -r .status)" = running ]
+}
+
+@test "pids.limit: set, updated, lifted" {
+	update_config '.process.args = ["sleep", "60"] | .linux.resources.pids = {"limit": 42}'
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cgf pids pids.max)" = 42 ]
+	run cvisor update --pids-limit 17 "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cgf pids pids.max)" = 17 ]
+	run cvisor update --pids-limit -1 "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cgf pids pids.max)" = max ]
+}
+
+@test "blockIO: weight, leafWeight, weightDevice and the four throttles; update of the weight" {
+	dev=$(blk_dev) || skip "no block device on this host (and no null_blk module)"
+	maj=${dev%:*} min=${dev#*:}
+	update_config '.process.args = ["sleep", "60"] | .linux.resources.blockIO = {"weight": 300, "leafWeight": 300,
+		"throttleReadBpsDevice": [{"major": '"$maj"', "minor": '"$min"', "rate": 1048576}],
+		"throttleWriteBpsDevice": [{"major": '"$maj"', "minor": '"$min"', "rate": 2097152}],
+		"throttleReadIOPSDevice": [{"major": '"$maj"', "minor": '"$min"', "rate": 100}],
+		"throttleWriteIOPSDevice": [{"major": '"$maj"', "minor": '"$min"', "rate": 200}]}'
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	echo "$output"
+	if is_v2; then
+		u=$(cg_dir unified)
+		grep -qx "$dev rbps=1048576 wbps=2097152 riops=100 wiops=200" "$u/io.max" || { cat "$u/io.max"; false; }
+		if [ -e "$u/io.bfq.weight" ]; then
+			grep -qx 'default 300' "$u/io.bfq.weight"
+		else
+			# blkio's 10..1000 mapped onto io.weight's 1..10000
+			grep -qx 'default 2929' "$u/io.weight"
+		fi
+		[[ "$output" == *"linux.resources.blockIO.leafWeight ignored"* ]]
+		run cvisor update --blkio-weight 500 "$CV_ID"
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		grep -qx 'default 500' "$u/io.bfq.weight" 2>/dev/null || grep -qx 'default 4949' "$u/io.weight"
+	else
+		b=$(cg_dir blkio)
+		grep -qx "$dev 1048576" "$b/blkio.throttle.read_bps_device"
+		grep -qx "$dev 2097152" "$b/blkio.throttle.write_bps_device"
+		grep -qx "$dev 100" "$b/blkio.throttle.read_iops_device"
+		grep -qx "$dev 200" "$b/blkio.throttle.write_iops_device"
+		if [ -e "$b/blkio.weight" ]; then
+			[ "$(cat "$b/blkio.weight")" = 300 ]
+			[ "$(cat "$b/blkio.leaf_weight")" = 300 ]
+		else
+			# BFQ: no leaf weights (they were CFQ's)
+			grep -qxE '(default )?300' "$b/blkio.bfq.weight"
+			[[ "$output" == *"linux.resources.blockIO.leafWeight ignored"* ]]
+		fi
+		run cvisor update --blkio-weight 500 "$CV_ID"
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		grep -q 500 "$b/blkio.weight" 2>/dev/null || grep -qxE '(default )?500' "$b/blkio.bfq.weight"
+	fi
+	# weightDevice: BFQ takes per-device weights only for a device it
+	# schedules; elsewhere the kernel's refusal is named
+	run cvisor update -r - "$CV_ID" <<<'{"blockIO": {"weightDevice": [{"major": '"$maj"', "minor": '"$min"', "weight": 400}]}}'
+	sched=$(cat "/sys/dev/block/$dev/queue/scheduler" 2>/dev/null || true)
+	if is_v2; then u=$(cg_dir unified); wf=$( [ -e "$u/io.bfq.weight" ] && echo io.bfq.weight || echo io.weight); else
+		b=$(cg_dir blkio); wf=$( [ -e "$b/blkio.weight_device" ] && echo blkio.weight_device || echo blkio.bfq.weight_device); fi
+	if [[ "$wf" == *bfq* && "$sched" != *"[bfq]"* ]]; then
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"write $wf \"$dev 400\": Operation not supported"* ]] || { echo "$output"; false; }
+	else
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		if [ "$wf" = io.weight ]; then grep -qx "$dev 3939" "$u/io.weight"; elif is_v2; then grep -qx "$dev 400" "$u/$wf";
+		else grep -qx "$dev 400" "$b/$wf"; fi
+	fi
+	# throttles through update --resources
+	run cvisor update -r - "$CV_ID" <<<'{"blockIO": {"throttleReadBpsDevice": [{"major": '"$maj"', "minor": '"$min"', "rate": 4194304}]}}'
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	if is_v2; then grep -q "^$dev rbps=4194304 " "$(cg_dir unified)/io.max"; else grep -qx "$dev 4194304" "$(cg_dir blkio)/blkio.throttle.read_bps_device"; fi
+}
+
+@test "rdma: rdma.max is written, or the missing controller/device is named" {
+	update_config '.linux.resources.rdma = {"cvt_dev0": {"hcaHandles": 2, "hcaObjects": 2000}}'
+	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -ne 0 ]
+	if is_v2; then
+		# the controller exists; no RDMA device named cvt_dev0 does
+		[[ "$output" == *'write rdma.max "cvt_dev0 hca_handle=2 hca_object=2000": '* ]] || { echo "$output"; false; }
+	elif [ ! -d /sys/fs/cgroup/rdma ]; then
+		[[ "$output" == *"linux.resources.rdma: the rdma cgroup controller is not mounted on this host"* ]] || { echo "$output"; false; }
+	fi
+	[ ! -e "$(cg_dir memory)" ] && [ ! -e "$(cg_dir unified)" ]
+}
+
+@test "v2: network classID/priorities are refused clearly (net_cls/net_prio are v1 only)" {
+	is_v2 || skip "cgroup v2 host only (the v1 case is the net_cls test above)"
+	update_config '.linux.resources.network = {"classID": 1048577}'
+	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"linux.resources.network: classID and priorities need the cgroup v1 net_cls/net_prio controllers"* ]] || { echo "$output"; false; }
+	[ ! -e "$(cg_dir unified)" ]
+}
