@@ -498,7 +498,16 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			goto fail;
 	}
 
-	/* The record: written for real once the child is ready. */
+	/* Without hooks that take the state, the child goes on at once and
+	 * the record is built while it prepares its root (it waited ~0.1 ms
+	 * for the passwd lookup, the clock and /proc reads below). */
+	const oci_hooks *hooks = spec->hooks;
+	bool early = !(hooks && (hooks->create_container.len || hooks->start_container.len));
+	if (early && (r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
+		goto fail;
+
+	/* The record: written for real once the child is ready (run: see
+	 * below). */
 	oci_state *st = calloc(1, sizeof(*st));
 	if (!st) {
 		r = cv_error(err, ENOMEM, "state");
@@ -532,8 +541,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	if (r < 0)
 		goto fail;
 
-	const oci_hooks *hooks = spec->hooks;
-	if (hooks && (hooks->create_container.len || hooks->start_container.len)) {
+	if (!early) {
 		cleanup_free char *a = NULL, *b = NULL;
 		if ((r = public_state(st, "creating", &a, err)) < 0 ||
 		    (r = public_state(st, "created", &b, err)) < 0)
@@ -547,8 +555,13 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		memcpy(hook_payload, a, strlen(a) + 1);
 		memcpy(hook_payload + strlen(a) + 1, b, strlen(b) + 1);
 	}
-	r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, hook_payload, hook_payload_len, -1, err);
-	if (r < 0)
+	if (!early && (r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, hook_payload, hook_payload_len, -1, err)) < 0)
+		goto fail;
+	/* run writes the record once, as "running", now while the child
+	 * prepares its root: we hold the entry's lock until the program runs,
+	 * so nobody reads it early, and the file it creates (~1 ms on this
+	 * ext4 under load) was between the child's READY and its execve */
+	if (L->run_mode && ((r = set_status(st, "running", err)) < 0 || (r = cv_store_write_state(c->entry, st, err)) < 0))
 		goto fail;
 	if (hooks && (hooks->prestart.len || hooks->create_runtime.len)) {
 		cleanup_free char *js = NULL;
@@ -591,11 +604,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	if (r < 0)
 		goto fail;
 
-	/* run writes the record once, as "running": we hold the entry's lock
-	 * until then, so nobody could read a "created" one (and each file
-	 * created in the state directory costs ~1 ms on ext4). */
-	if ((r = set_status(st, "created", err)) < 0 ||
-	    (!L->run_mode && (r = cv_store_write_state(c->entry, st, err)) < 0))
+	if (!L->run_mode && ((r = set_status(st, "created", err)) < 0 || (r = cv_store_write_state(c->entry, st, err)) < 0))
 		goto fail;
 	if (opts && opts->pid_file && (r = cv_write_pid_file(opts->pid_file, pid, err)) < 0)
 		goto fail;
@@ -821,9 +830,7 @@ int cvisor_run(const struct cvisor_context *ctx, const char *id,
 	r = launch(ctx, id, &L, err);
 	if (r < 0)
 		goto out;
-	r = mark_running(L.c, NULL, err);
-	if (r < 0)
-		goto destroy;
+	/* launch wrote the record as "running" already */
 	r = cv_sync_send(L.sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err);
 	if (r < 0)
 		goto destroy;
