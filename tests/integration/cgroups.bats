@@ -184,6 +184,9 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	fi
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "$(cat "$(cg_dir unified)/cgroup.max.descendants")" = 3 ]
+	run cvisor update -r - "$CV_ID" <<<'{"unified": {"cgroup.max.descendants": "5"}}'
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cat "$(cg_dir unified)/cgroup.max.descendants")" = 5 ]
 	cvisor delete --force "$CV_ID"
 	update_config '.linux.resources.unified = {"memory.nonexistent": "1"}'
 	detached cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
@@ -212,10 +215,17 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	detached cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	if [ -d /sys/fs/cgroup/hugetlb ]; then
-		[ "$(cat "$(cg_dir hugetlb)/hugetlb.2MB.limit_in_bytes")" = 4194304 ]
+		h=$(cg_dir hugetlb) f=hugetlb.2MB.limit_in_bytes r=hugetlb.2MB.rsvd.limit_in_bytes
 	else
-		[ "$(cat "$(cg_dir unified)/hugetlb.2MB.max")" = 4194304 ]
+		h=$(cg_dir unified) f=hugetlb.2MB.max r=hugetlb.2MB.rsvd.max
 	fi
+	[ "$(cat "$h/$f")" = 4194304 ]
+	# reservations (Linux 5.7+) get the same limit
+	if is_v2 || [ -e "$h/$r" ]; then [ "$(cat "$h/$r")" = 4194304 ]; fi
+	run cvisor update -r - "$CV_ID" <<<'{"hugepageLimits": [{"pageSize": "2MB", "limit": 8388608}]}'
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cat "$h/$f")" = 8388608 ]
+	if [ -e "$h/$r" ]; then [ "$(cat "$h/$r")" = 8388608 ]; fi
 	cvisor delete --force "$CV_ID"
 	if [ -s "$CV_TMP/.disable-hugetlb" ]; then echo -hugetlb >"$(cat "$CV_TMP/.disable-hugetlb")/cgroup.subtree_control"; fi
 	update_config '.linux.resources.hugepageLimits = [{"pageSize": "2MB/../x", "limit": 1}]'
@@ -391,8 +401,11 @@ cg_cat() { cat "$(cg_dir "$1")/$2"; }
 }
 
 @test "linux.devices nodes are allowed by the device cgroup, other nodes are not" {
-	[ -c /dev/fuse ] || skip "needs /dev/fuse"
-	[ -c /dev/loop-control ] || skip "needs /dev/loop-control"
+	# the v2 guest loads modules on demand only
+	[ -c /dev/fuse ] || modprobe fuse 2>/dev/null || true
+	[ -c /dev/loop-control ] || modprobe loop 2>/dev/null || true
+	[ -c /dev/fuse ] || skip "needs /dev/fuse (module fuse)"
+	[ -c /dev/loop-control ] || skip "needs /dev/loop-control (module loop)"
 	update_config '.process.args = ["sh", "-c", ": >/dev/fuse && echo fuse-ok; cat /dev/loopctl 2>&1; true"]
 		| .linux.devices = [{"path": "/dev/fuse", "type": "c", "major": 10, "minor": 229, "fileMode": 438}]
 		| .mounts += [{"destination": "/dev/loopctl", "type": "bind", "source": "/dev/loop-control", "options": ["bind"]}]'
@@ -581,7 +594,7 @@ blk_dev() {
 			grep -qx 'default 300' "$u/io.bfq.weight"
 		else
 			# blkio's 10..1000 mapped onto io.weight's 1..10000
-			grep -qx 'default 2929' "$u/io.weight"
+			grep -qx 'default 2929' "$u/io.weight" || { cat "$u/io.weight"; false; }
 		fi
 		[[ "$output" == *"linux.resources.blockIO.leafWeight ignored"* ]]
 		run cvisor update --blkio-weight 500 "$CV_ID"
