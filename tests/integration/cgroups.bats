@@ -594,12 +594,12 @@ blk_dev() {
 			grep -qx 'default 300' "$u/io.bfq.weight"
 		else
 			# blkio's 10..1000 mapped onto io.weight's 1..10000
-			grep -qx 'default 2929' "$u/io.weight" || { cat "$u/io.weight"; false; }
+			grep -qx 'default 2930' "$u/io.weight" || { cat "$u/io.weight"; false; }
 		fi
 		[[ "$output" == *"linux.resources.blockIO.leafWeight ignored"* ]]
 		run cvisor update --blkio-weight 500 "$CV_ID"
 		[ "$status" -eq 0 ] || { echo "$output"; false; }
-		grep -qx 'default 500' "$u/io.bfq.weight" 2>/dev/null || grep -qx 'default 4949' "$u/io.weight"
+		grep -qx 'default 500' "$u/io.bfq.weight" 2>/dev/null || grep -qx 'default 4950' "$u/io.weight"
 	else
 		b=$(cg_dir blkio)
 		grep -qx "$dev 1048576" "$b/blkio.throttle.read_bps_device"
@@ -624,12 +624,14 @@ blk_dev() {
 	sched=$(cat "/sys/dev/block/$dev/queue/scheduler" 2>/dev/null || true)
 	if is_v2; then u=$(cg_dir unified); wf=$( [ -e "$u/io.bfq.weight" ] && echo io.bfq.weight || echo io.weight); else
 		b=$(cg_dir blkio); wf=$( [ -e "$b/blkio.weight_device" ] && echo blkio.weight_device || echo blkio.bfq.weight_device); fi
-	if [[ "$wf" == *bfq* && "$sched" != *"[bfq]"* ]]; then
+	# io.weight per device needs io.cost enabled for it (io.cost.qos)
+	if [[ "$wf" == *bfq* && "$sched" != *"[bfq]"* ]] ||
+		{ [ "$wf" = io.weight ] && ! grep -q "^$dev enable=1" /sys/fs/cgroup/io.cost.qos 2>/dev/null; }; then
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"write $wf \"$dev 400\": Operation not supported"* ]] || { echo "$output"; false; }
 	else
 		[ "$status" -eq 0 ] || { echo "$output"; false; }
-		if [ "$wf" = io.weight ]; then grep -qx "$dev 3939" "$u/io.weight"; elif is_v2; then grep -qx "$dev 400" "$u/$wf";
+		if [ "$wf" = io.weight ]; then grep -qx "$dev 3940" "$u/io.weight"; elif is_v2; then grep -qx "$dev 400" "$u/$wf";
 		else grep -qx "$dev 400" "$b/$wf"; fi
 	fi
 	# throttles through update --resources
