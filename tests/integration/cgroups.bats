@@ -11,6 +11,7 @@ setup() {
 }
 
 teardown() {
+	if [ -s "$CV_TMP/.loopdev" ]; then losetup -d "$(cat "$CV_TMP/.loopdev")" || true; fi
 	cv_teardown
 }
 
@@ -151,11 +152,15 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 }
 
 @test "relative and absolute cgroupsPath nest as documented" {
-	update_config '.process.args = ["sleep", "30"] | .linux.cgroupsPath = "cvt-rel-'"$CV_ID"'/inner"'
+	# a cpuset below a new intermediate directory: v1 needs the parents' cpus/mems filled in
+	update_config '.process.args = ["sleep", "30"] | .linux.cgroupsPath = "cvt-rel-'"$CV_ID"'/inner"
+		| .linux.resources.cpu = {"cpus": "0", "mems": "0"}'
 	detached cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	m=$(cg_dir memory "cvt-rel-$CV_ID/inner")
 	[ -d "$m" ]
+	[ "$(cat "$(cg_dir "$(is_v2 && echo unified || echo cpuset)" "cvt-rel-$CV_ID/inner")/cpuset.cpus")" = 0 ]
+	is_v2 || [ -n "$(cat "$(cg_dir cpuset "cvt-rel-$CV_ID")/cpuset.mems")" ]
 	run cvisor delete --force "$CV_ID"
 	[ "$status" -eq 0 ]
 	[ ! -e "$m" ] && [ ! -e "${m%/inner}" ]
@@ -437,12 +442,12 @@ cg_cat() { cat "$(cg_dir "$1")/$2"; }
 # cgroup2 directory on v2.
 cgf() { if is_v2; then cat "$(cg_dir unified)/$2"; else cat "$(cg_dir "$1")/$2"; fi; }
 
-# major:minor of a block device. The v2 guest has none of its own: null_blk
-# gives it one.
+# major:minor of a block device with data (an unbound loop device reads
+# nothing). The v2 guest has none of its own: null_blk gives it one.
 blk_dev() {
-	local f
-	for f in /sys/block/*/dev; do
-		[ -e "$f" ] && { cat "$f"; return 0; }
+	local d
+	for d in /sys/block/*; do
+		[ -e "$d/dev" ] && [ "$(cat "$d/size")" -gt 16384 ] && { cat "$d/dev"; return 0; }
 	done
 	modprobe null_blk nr_devices=1 >/dev/null 2>&1 && [ -e /sys/block/nullb0/dev ] && cat /sys/block/nullb0/dev
 }
@@ -563,6 +568,18 @@ blk_dev() {
 	[ "$(cvisor state "$CV_ID" | jq -r .status)" = running ]
 }
 
+@test "cpu quota is effective: a busy loop is throttled" {
+	update_config '.process.args = ["sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"]
+		| .linux.resources.cpu = {"quota": 10000, "period": 100000}'
+	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# 10% of one CPU: after a second the group has hit its quota in most periods
+	sleep 1
+	n=$(awk '$1 == "nr_throttled" { print $2 }' <<<"$(cgf cpu cpu.stat)")
+	echo "nr_throttled $n"
+	[ "$n" -ge 3 ]
+}
+
 @test "pids.limit: set, updated, lifted" {
 	update_config '.process.args = ["sleep", "60"] | .linux.resources.pids = {"limit": 42}'
 	detached cvisor run -d --bundle "$CV_BUNDLE" "$CV_ID"
@@ -628,7 +645,8 @@ blk_dev() {
 	if [[ "$wf" == *bfq* && "$sched" != *"[bfq]"* ]] ||
 		{ [ "$wf" = io.weight ] && ! grep -q "^$dev enable=1" /sys/fs/cgroup/io.cost.qos 2>/dev/null; }; then
 		[ "$status" -ne 0 ]
-		[[ "$output" == *"write $wf \"$dev 400\": Operation not supported"* ]] || { echo "$output"; false; }
+		v=$( [ "$wf" = io.weight ] && echo 3940 || echo 400)
+		[[ "$output" == *"write $wf \"$dev $v\": Operation not supported"* ]] || { echo "$output"; false; }
 	else
 		[ "$status" -eq 0 ] || { echo "$output"; false; }
 		if [ "$wf" = io.weight ]; then grep -qx "$dev 3940" "$u/io.weight"; elif is_v2; then grep -qx "$dev 400" "$u/$wf";
@@ -638,6 +656,29 @@ blk_dev() {
 	run cvisor update -r - "$CV_ID" <<<'{"blockIO": {"throttleReadBpsDevice": [{"major": '"$maj"', "minor": '"$min"', "rate": 4194304}]}}'
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	if is_v2; then grep -q "^$dev rbps=4194304 " "$(cg_dir unified)/io.max"; else grep -qx "$dev 4194304" "$(cg_dir blkio)/blkio.throttle.read_bps_device"; fi
+}
+
+@test "blockIO throttle is effective: direct reads run at the read bps limit" {
+	requires losetup
+	# a loop device over a file of ours: readable here and in the v2 guest
+	[ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
+	truncate -s 8M "$CV_TMP/disk.img"
+	loop=$(losetup -f --show "$CV_TMP/disk.img") || skip "cannot set up a loop device"
+	echo "$loop" >"$CV_TMP/.loopdev"
+	dev=$(cat "/sys/block/${loop#/dev/}/dev")
+	maj=${dev%:*} min=${dev#*:}
+	# 4 MiB at 1 MiB/s: about 4 s (unthrottled: well under a second)
+	update_config '.process.args = ["dd", "if=/dev/cvtblk", "of=/dev/null", "bs=64k", "count=64", "iflag=direct"]
+		| .linux.devices = [{"path": "/dev/cvtblk", "type": "b", "major": '"$maj"', "minor": '"$min"', "fileMode": 384}]
+		| .linux.resources.blockIO = {"throttleReadBpsDevice": [{"major": '"$maj"', "minor": '"$min"', "rate": 1048576}]}'
+	t0=$(date +%s%N)
+	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
+	t1=$(date +%s%N)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"64+0 records in"* ]]
+	echo "elapsed $(((t1 - t0) / 1000000)) ms"
+	[ $((t1 - t0)) -ge 2500000000 ]
 }
 
 @test "rdma: rdma.max is written, or the missing controller/device is named" {
