@@ -702,3 +702,22 @@ blk_dev() {
 	[[ "$output" == *"linux.resources.network: classID and priorities need the cgroup v1 net_cls/net_prio controllers"* ]] || { echo "$output"; false; }
 	[ ! -e "$(cg_dir unified)" ]
 }
+
+@test "linux.resources.devices rules are enforced (v1 devices.allow, v2 eBPF program)" {
+	[ -c /dev/fuse ] || modprobe fuse 2>/dev/null || true
+	[ -c /dev/fuse ] || skip "needs /dev/fuse (module fuse)"
+	update_config '.process.args = ["sh", "-c", ": >/dev/fuse2 && echo fuse-ok"]
+		| .mounts += [{"destination": "/dev/fuse2", "type": "bind", "source": "/dev/fuse", "options": ["bind"]}]
+		| .linux.resources.devices = [{"allow": false, "access": "rwm"}, {"allow": true, "type": "c", "major": 10, "minor": 229, "access": "rw"}]'
+	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *fuse-ok* ]]
+	# without the rule the same node is refused
+	update_config '.linux.resources.devices = [{"allow": false, "access": "rwm"}]'
+	run cvisor run --bundle "$CV_BUNDLE" "$(cv_new_id)"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	[[ "$output" != *fuse-ok* ]]
+}
