@@ -501,6 +501,9 @@ blk_dev() {
 		grep -qx 'oom_kill_disable 0' "$(cg_dir memory)/memory.oom_control"
 		[ "$(cgf memory memory.swappiness)" = 60 ]
 	fi
+	run cvisor update --kernel-memory-tcp 32m "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	if is_v2; then [[ "$output" == *"linux.resources.memory.kernelTCP ignored"* ]]; else [ "$(cgf memory memory.kmem.tcp.limit_in_bytes)" = 33554432 ]; fi
 	run cvisor update --memory -1 "$CV_ID"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	if is_v2; then [ "$(cgf memory memory.max)" = max ]; else [ "$(cgf memory memory.limit_in_bytes)" -gt 100663296 ]; fi
