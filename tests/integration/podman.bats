@@ -265,6 +265,37 @@ pm_two_lines_to_wc() {
     [[ "$output" == *"2" ]]
 }
 
+@test "podman run: under the default seccomp profile unshare, keyctl and the rest answer as under runc" {
+    [ -x /usr/sbin/runc ] || skip "runc not installed (apt-get install runc)"
+    local probe="$PM_DIR/probe"
+    [ -x "$probe" ] || gcc -static -O1 -o "$probe" "$BATS_TEST_DIRNAME/data/seccomp/probe.c" ||
+        skip "cannot build the static seccomp probe (gcc, libc6-dev)"
+    # podman 4.3's profile allows unshare and keyctl to root; personality(1)
+    # and nr1000 are refused by it with ENOSYS, which shows the filter is on
+    local -a args=(--rm -v "$probe:/probe:ro" "$IMG" /probe unshare-user unshare keyctl
+        personality1 nr1000 kexec_load getppid)
+    run --separate-stderr pm_run "${args[@]}"
+    show
+    [ "$status" -eq 0 ]
+    local ours="$output"
+    [[ "$ours" == *"personality1 38"* ]]
+    [[ "$ours" == *"nr1000 38"* ]]
+    [[ "$ours" == *"getppid 0"* ]]
+    RUNTIME_UNDER_TEST=/usr/sbin/runc run --separate-stderr pm_run "${args[@]}"
+    show
+    [ "$status" -eq 0 ]
+    [ "$output" = "$ours" ]
+}
+
+@test "podman run --cpus: CFS quota and period set on the container cgroup" {
+    run --separate-stderr pm_run --rm --cpus 0.5 "$IMG" \
+        cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu/cpu.cfs_period_us
+    show
+    [ "$status" -eq 0 ]
+    [ "$output" = "50000
+100000" ]
+}
+
 @test "podman run --pid/--ipc container:NAME joins another container's namespaces" {
     run --separate-stderr pm_run -d --name cvt-ns "$IMG" sleep 1000
     show
