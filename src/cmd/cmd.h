@@ -40,8 +40,6 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 /* Handles what cli_getopt returned outside the verb's own flags: 'h' prints
  * `help` and returns 0; anything else is a usage error (< 0). */
 int cli_option_error(struct cv_cli *cli, int c, char **argv, const char *help, cv_error_t *err);
-/* Former name of cv_error_plain (error.h), still used by update.c and events.c. */
-#define cli_error cv_error_plain
 /* Sets a usage error `MESSAGE; see cvisor VERB --help`. */
 int cli_usage(struct cv_cli *cli, cv_error_t *err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -54,7 +54,7 @@ static int parse_duration(const char *s, uint64_t *ms, cv_error_t *err)
 	*ms = (uint64_t)total;
 	return 0;
 bad:
-	return cli_error(err, EINVAL, "events: --interval: invalid duration \"%s\" (e.g. 500ms, 5s; at least 1ms)", s);
+	return cv_error_plain(err, EINVAL, "events: --interval: invalid duration \"%s\" (e.g. 500ms, 5s; at least 1ms)", s);
 }
 
 static int print_line(const char *json, void *data)
@@ -93,7 +93,7 @@ int cmd_events(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 		cleanup_free char *json = NULL;
 		if (cvisor_stats(&cli->ctx, argv[optind], &json, err) < 0)
 			return -1;
-		return print_line(json, NULL) < 0 ? cli_error(err, EPIPE, "events: write to stdout failed") : 0;
+		return print_line(json, NULL) < 0 ? cv_error_plain(err, EPIPE, "events: write to stdout failed") : 0;
 	}
 	int r = cvisor_events(&cli->ctx, argv[optind], &o, print_line, NULL, err);
 	if (r == -EPIPE)

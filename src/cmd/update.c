@@ -124,7 +124,7 @@ int cmd_update(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 		case O_PIDS: dst = &o.pids_limit; break;
 		case O_L3:
 		case O_MBW:
-			return cli_error(err, EOPNOTSUPP, "update: --%s: Intel RDT (linux.intelRdt) is not supported by cvisor",
+			return cv_error_plain(err, EOPNOTSUPP, "update: --%s: Intel RDT (linux.intelRdt) is not supported by cvisor",
 					 c == O_L3 ? "l3-cache-schema" : "mem-bw-schema");
 		default:
 			return cli_option_error(cli, c, argv, help, err);

@@ -23,10 +23,14 @@ fuzz: $(FUZZ_TARGETS:%=tests/fuzz/%)
 fuzz-run: fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  $(MKDIR_P) tests/fuzz/work/$$t tests/fuzz/artifacts; \
-	  echo "fuzz-run: $$t for $(FUZZ_SECONDS)s"; \
-	  ./tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+	  echo "fuzz-run: $$t for $(FUZZ_SECONDS)s (log: tests/fuzz/$$t.log)"; \
+	  if ./tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
 	    -artifact_prefix=tests/fuzz/artifacts/$$t- \
-	    tests/fuzz/work/$$t $(top_srcdir)/tests/fuzz/corpus/$$t; \
+	    tests/fuzz/work/$$t $(top_srcdir)/tests/fuzz/corpus/$$t >tests/fuzz/$$t.log 2>&1; then \
+	    grep -E '^(Done|stat::number_of_executed_units)' tests/fuzz/$$t.log || true; \
+	  else \
+	    tail -n 60 tests/fuzz/$$t.log; echo "fuzz-run: $$t found a problem"; exit 1; \
+	  fi; \
 	done
 
 clean-local: clean-fuzz
