@@ -45,6 +45,10 @@ int cli_usage(struct cv_cli *cli, cv_error_t *err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Checks the number of positional arguments left after the flags. */
 int cli_nargs(struct cv_cli *cli, int argc, char **argv, int min, int max, const char *what, cv_error_t *err);
+/* The whole of a verb that takes only --help and one container id (start,
+ * pause, resume): parses, then calls fn on the id. */
+int cli_id_verb(struct cv_cli *cli, int argc, char **argv, const char *help,
+		int (*fn)(const struct cvisor_context *, const char *, cvisor_error **), cv_error_t *err);
 int cli_parse_int(struct cv_cli *cli, const char *flag, const char *s, long min, long max, long *out,
 		  cv_error_t *err);
 

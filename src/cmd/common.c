@@ -125,3 +125,16 @@ int cli_parse_signal(const char *s, cv_error_t *err)
 		return SIGCHLD;
 	return cv_error_plain(err, EINVAL, "invalid signal \"%s\"", s);
 }
+
+int cli_id_verb(struct cv_cli *cli, int argc, char **argv, const char *help,
+		int (*fn)(const struct cvisor_context *, const char *, cvisor_error **), cv_error_t *err)
+{
+	static const struct option opts[] = { CLI_HELP_OPTION, { NULL, 0, NULL, 0 } };
+	int c;
+
+	while ((c = cli_getopt(argc, argv, "+:h", opts)) != -1)
+		return cli_option_error(cli, c, argv, help, err);
+	if (cli_nargs(cli, argc, argv, 1, 1, "container id", err) < 0)
+		return -1;
+	return fn(&cli->ctx, argv[optind], err) < 0 ? -1 : 0;
+}
