@@ -104,19 +104,21 @@ int cv_sync_expect(int sock, uint32_t type, struct cv_sync_msg *m, cv_error_t *e
 	int r = cv_sync_recv(sock, m, err);
 	if (r < 0)
 		return r;
-	if (m->type == CV_SYNC_ERROR) {
-		r = cv_error(err, 0, "%s", m->payload);
-		if (*err && m->errnum > 0)
-			(*err)->errnum = m->errnum;
-		cv_sync_msg_release(m);
-		return m->errnum > 0 ? -m->errnum : -1;
-	}
-	if (m->type != type) {
-		uint32_t got = m->type;
-		cv_sync_msg_release(m);
-		return cv_error(err, EPROTO, "sync: expected message %u, got %u", type, got);
-	}
+	if (m->type != type)
+		return cv_sync_msg_error(m, "sync", err);
 	return 0;
+}
+
+int cv_sync_msg_error(struct cv_sync_msg *m, const char *who, cv_error_t *err)
+{
+	int r;
+	if (m->type == CV_SYNC_ERROR)
+		/* the child's message already carries its context and strerror */
+		r = cv_error_plain(err, m->errnum > 0 ? m->errnum : 0, "%s", m->payload ? m->payload : "unknown error");
+	else
+		r = cv_error(err, EPROTO, "%s: unexpected message %u", who, m->type);
+	cv_sync_msg_release(m);
+	return r;
 }
 
 void cv_sync_msg_release(struct cv_sync_msg *m)

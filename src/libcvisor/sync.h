@@ -40,6 +40,9 @@ int cv_sync_send(int sock, uint32_t type, int errnum, const void *payload, size_
 void cv_sync_send_error(int sock, cv_error_t e);
 /* Receives one message. EOF is an error: "process exited unexpectedly". */
 int cv_sync_recv(int sock, struct cv_sync_msg *m, cv_error_t *err);
+/* Turns a message the receiver did not want into *err: the child's error
+ * for CV_SYNC_ERROR, EPROTO naming WHO otherwise. Releases m. */
+int cv_sync_msg_error(struct cv_sync_msg *m, const char *who, cv_error_t *err);
 /* Receives one message of the given type; CV_SYNC_ERROR becomes *err. */
 int cv_sync_expect(int sock, uint32_t type, struct cv_sync_msg *m, cv_error_t *err);
 void cv_sync_msg_release(struct cv_sync_msg *m);
