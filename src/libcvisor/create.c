@@ -838,14 +838,7 @@ int cvisor_run(const struct cvisor_context *ctx, const char *id,
 	 * its error. */
 	r = cv_sync_recv(L.sync_fd, &m, err);
 	if (r == 0) {
-		if (m.type == CV_SYNC_ERROR) {
-			cv_error(err, 0, "%s", m.payload);
-			if (*err && m.errnum > 0)
-				(*err)->errnum = m.errnum;
-			r = m.errnum > 0 ? -m.errnum : -1;
-		} else
-			r = cv_error(err, EPROTO, "run: unexpected message %u", m.type);
-		cv_sync_msg_release(&m);
+		r = cv_sync_msg_error(&m, "run", err);
 		goto destroy;
 	}
 	cv_error_release(err);

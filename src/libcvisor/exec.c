@@ -455,14 +455,7 @@ restore_ns:
 				goto fail;
 			continue;
 		}
-		if (m.type == CV_SYNC_ERROR) {
-			cv_error(err, 0, "%s", m.payload);
-			if (*err && m.errnum > 0)
-				(*err)->errnum = m.errnum;
-			r = m.errnum > 0 ? -m.errnum : -1;
-		} else
-			r = cv_error(err, EPROTO, "exec: unexpected message %u", m.type);
-		cv_sync_msg_release(&m);
+		r = cv_sync_msg_error(&m, "exec", err);
 		goto fail;
 	}
 	if (opts->pid_file && (r = cv_write_pid_file(opts->pid_file, pid, err)) < 0)
