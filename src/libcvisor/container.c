@@ -187,7 +187,7 @@ int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force, 
 		if (r < 0)
 			return cv_error_prefix(err, "delete");
 	}
-	return cv_container_destroy(c, err);
+	return cv_container_destroy(c, NULL, err);
 }
 
 int cvisor_pause(const struct cvisor_context *ctx, const char *id, cvisor_error **err)

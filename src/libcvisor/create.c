@@ -878,14 +878,15 @@ int cvisor_run(const struct cvisor_context *ctx, const char *id,
 		}
 		if (r < 0)
 			goto out;
-		r = cv_container_destroy(c, err);
+		/* the config this process launched: no need to re-read the copy */
+		r = cv_container_destroy(c, L.spec, err);
 	}
 	goto out;
 destroy:
 	{
 		cleanup_error cv_error_t e = NULL;
 		kill_pidfd_wait(L.pidfd, L.pid, true);
-		if (L.c && L.c->entry && cv_container_destroy(L.c, &e) < 0)
+		if (L.c && L.c->entry && cv_container_destroy(L.c, L.spec, &e) < 0)
 			cv_warn("run cleanup: %s", e->msg);
 	}
 out:
@@ -924,15 +925,19 @@ int cv_container_kill_wait(struct cv_container *c, cv_error_t *err)
 	return 0;
 }
 
-int cv_container_destroy(struct cv_container *c, cv_error_t *err)
+int cv_container_destroy(struct cv_container *c, const oci_spec *known, cv_error_t *err)
 {
-	cleanup_spec oci_spec *spec = NULL;
+	cleanup_spec oci_spec *loaded = NULL;
 	cleanup_error cv_error_t e = NULL;
+	const oci_spec *spec = known;
 	struct cv_cgroup *cg = NULL;
 	int r;
 
-	if (load_spec_copy(c, &spec, &e) < 0)
-		cv_warn("delete: %s (poststop hooks skipped)", e->msg);
+	if (!spec) {
+		if (load_spec_copy(c, &loaded, &e) < 0)
+			cv_warn("delete: %s (poststop hooks skipped)", e->msg);
+		spec = loaded;
+	}
 	if (c->state->cgroup_paths.len) {
 		r = cv_container_cgroup(c, &cg, err);
 		if (r < 0)

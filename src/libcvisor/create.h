@@ -11,7 +11,10 @@
 
 /* Removes every trace of a container whose process is gone or killed:
  * poststop hooks (warnings), cgroup, state directory. Consumes c's entry. */
-int cv_container_destroy(struct cv_container *c, cv_error_t *err);
+/* Removes the cgroup and the state and runs poststop hooks; `spec` is the
+ * container's config when the caller has it, else NULL to read the copy in
+ * the state directory. */
+int cv_container_destroy(struct cv_container *c, const oci_spec *spec, cv_error_t *err);
 /* Kills every process (cgroup, then the init through a verified pidfd) and
  * waits, bounded, for the init to exit. */
 int cv_container_kill_wait(struct cv_container *c, cv_error_t *err);

@@ -123,7 +123,7 @@ static void destroy_leftover_in(const struct cvisor_context *ctx, const char *id
 		if (cv_container_kill_wait(c, &e) < 0)
 			cv_warn("sandbox %s: %s", id, e->msg);
 		cv_error_release(&e);
-		if (cv_container_destroy(c, &e) < 0)
+		if (cv_container_destroy(c, NULL, &e) < 0)
 			cv_warn("sandbox %s: %s", id, e->msg);
 	}
 	if (bundle)
@@ -791,7 +791,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 		cleanup_error cv_error_t e = NULL;
 		if (cv_container_kill_wait(c, &e) < 0)
 			cv_warn("sandbox: %s", e->msg);
-		if (cv_container_destroy(c, err) < 0)
+		if (cv_container_destroy(c, NULL, err) < 0)
 			goto out;
 		R.created = false;
 	}
