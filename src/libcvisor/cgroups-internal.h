@@ -45,6 +45,8 @@ int cv_cg_dir_fd(struct cv_cg_dir *d, cv_error_t *err);
 struct cv_cg_dir *cv_cg_find(struct cv_cgroup *cg, const char *controller);
 /* Writes value to d/file; errors read `write FILE "VALUE": strerror`. */
 int cv_cg_write(struct cv_cg_dir *d, const char *file, const char *value, cv_error_t *err);
+/* cpuset.cpus and cpuset.mems from linux.resources.cpu (same files in v1 and v2). */
+int cv_cg_write_cpuset(struct cv_cg_dir *d, const oci_cpu *c, cv_error_t *err);
 int cv_cg_writef(struct cv_cg_dir *d, const char *file, cv_error_t *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Reads d/file into buf (NUL-terminated, trailing newline kept); returns the length. */

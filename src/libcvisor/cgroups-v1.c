@@ -186,9 +186,7 @@ static int cpu(struct cv_cgroup *cg, const oci_cpu *c, cv_error_t *err)
 	if ((c->cpus && *c->cpus) || (c->mems && *c->mems)) {
 		if (!(d = need(cg, "cpuset", "linux.resources.cpu.cpus/mems", err)))
 			return -1;
-		if (c->cpus && *c->cpus && cv_cg_write(d, "cpuset.cpus", c->cpus, err) < 0)
-			return -1;
-		if (c->mems && *c->mems && cv_cg_write(d, "cpuset.mems", c->mems, err) < 0)
+		if (cv_cg_write_cpuset(d, c, err) < 0)
 			return -1;
 	}
 	return 0;

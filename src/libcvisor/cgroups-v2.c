@@ -134,11 +134,7 @@ static int cpu(struct cv_cg_dir *d, const oci_cpu *c, bool update, cv_error_t *e
 		return -1;
 	if (c->idle.set && cv_cg_writef(d, "cpu.idle", err, "%" PRId64, c->idle.v) < 0)
 		return -1;
-	if (c->cpus && *c->cpus && cv_cg_write(d, "cpuset.cpus", c->cpus, err) < 0)
-		return -1;
-	if (c->mems && *c->mems && cv_cg_write(d, "cpuset.mems", c->mems, err) < 0)
-		return -1;
-	return 0;
+	return cv_cg_write_cpuset(d, c, err);
 }
 
 static int io_max(struct cv_cg_dir *d, const char *key, const oci_throttle_list *l, cv_error_t *err)

@@ -113,6 +113,15 @@ int cv_cg_write(struct cv_cg_dir *d, const char *file, const char *value, cv_err
 	return 0;
 }
 
+int cv_cg_write_cpuset(struct cv_cg_dir *d, const oci_cpu *c, cv_error_t *err)
+{
+	if (c->cpus && *c->cpus && cv_cg_write(d, "cpuset.cpus", c->cpus, err) < 0)
+		return -1;
+	if (c->mems && *c->mems && cv_cg_write(d, "cpuset.mems", c->mems, err) < 0)
+		return -1;
+	return 0;
+}
+
 int cv_cg_writef(struct cv_cg_dir *d, const char *file, cv_error_t *err, const char *fmt, ...)
 {
 	char buf[512];
