@@ -23,6 +23,10 @@ struct cv_cgroup {
 	struct cv_cg_dir *dirs;
 	size_t n;
 	bool rootless;
+	/* CV_CGROUP_ANNOTATION_CONTROLLERS's value when the container joined
+	 * only some hierarchies (saved and loaded with the paths), for messages
+	 * about a missing one; NULL otherwise. */
+	char *filter;
 	/* During create only: linux.devices, allowed in the device cgroup. */
 	const oci_device *node_devices;
 	size_t n_node_devices;
@@ -37,6 +41,11 @@ struct cv_cgroup {
  * malloc'd, its strings static. */
 int cv_cg_node_device_rules(const oci_device *d, size_t n, oci_device_cgroup **out, size_t *nout,
 			    cv_error_t *err);
+
+/* Whether linux.resources.memory / blockIO set anything (an empty object, or
+ * memory's checkBeforeUpdate alone, needs no hierarchy). */
+bool cv_cg_memory_set(const oci_memory *m);
+bool cv_cg_blkio_set(const oci_block_io *b);
 
 /* ---- cgroups.c: file access relative to a directory ---- */
 int cv_cg_dir_fd(struct cv_cg_dir *d, cv_error_t *err);
@@ -138,5 +147,12 @@ void cv_cg_systemd_release(struct cv_cgroup *cg);
 /* state keys for the unit (cv_cgroup_save / cv_cgroup_load) */
 #define CV_CG_SYSTEMD_UNIT_KEY "systemd:unit"
 #define CV_CG_SYSTEMD_USER_UNIT_KEY "systemd:user-unit"
+/* state key for the annotation's value (cv_cgroup_save / cv_cgroup_load) */
+#define CV_CG_CONTROLLERS_KEY "cvisor:controllers"
+
+/* "the memory cgroup controller is not mounted on this host", or, when the
+ * annotation left it out, that the container has no such cgroup: the end of
+ * an error message about a missing hierarchy. */
+const char *cv_cg_missing_why(const struct cv_cgroup *cg, const char *controller, char *buf, size_t size);
 
 #endif

@@ -44,9 +44,10 @@ int cv_cg_v1_copy_cpuset(int parentfd, int childfd, cv_error_t *err)
 static struct cv_cg_dir *need(struct cv_cgroup *cg, const char *controller, const char *field, cv_error_t *err)
 {
 	struct cv_cg_dir *d = cv_cg_find(cg, controller);
+	char why[256];
 
 	if (!d)
-		cv_error(err, ENOENT, "%s: the %s cgroup controller is not mounted on this host", field, controller);
+		cv_error_plain(err, ENOENT, "%s: %s", field, cv_cg_missing_why(cg, controller, why, sizeof why));
 	return d;
 }
 
@@ -253,10 +254,11 @@ static int hugetlb(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err
 	if (!d) {
 		/* Hybrid hosts may have hugetlb only in the cgroup2 mount. */
 		struct cv_cg_dir *u = cv_cg_find(cg, "unified");
+		char why[256];
 		if (u)
 			return cv_cg_v2_hugetlb(u, r, err);
-		return cv_error(err, ENOENT,
-				"linux.resources.hugepageLimits: the hugetlb cgroup controller is not mounted on this host");
+		return cv_error_plain(err, ENOENT, "linux.resources.hugepageLimits: %s",
+				      cv_cg_missing_why(cg, "hugetlb", why, sizeof why));
 	}
 	for (size_t i = 0; i < r->hugepage_limits_len; i++) {
 		const oci_hugepage_limit *h = &r->hugepage_limits[i];
@@ -343,8 +345,12 @@ static int devices(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err
 	struct cv_cg_dir *d = cv_cg_find(cg, "devices");
 
 	if (!d) {
+		char why[256];
+		/* Without the hierarchy (not mounted, or left out by the
+		 * annotation) the default rules have nowhere to go. */
 		if (r && r->devices_len)
-			return cv_error(err, ENOENT, "linux.resources.devices: the devices cgroup controller is not mounted");
+			return cv_error_plain(err, ENOENT, "linux.resources.devices: %s",
+					      cv_cg_missing_why(cg, "devices", why, sizeof why));
 		return 0;
 	}
 	/* Deny everything, then the container's rules in order (later ones
@@ -399,7 +405,7 @@ int cv_cg_v1_apply(struct cv_cgroup *cg, const oci_resources *r, bool update, cv
 		ret = devices(cg, r, err);
 	if (!r || ret < 0)
 		return ret;
-	if (r->memory)
+	if (cv_cg_memory_set(r->memory))
 		ret = memory(cg, r->memory, update, err);
 	if (ret == 0 && r->cpu)
 		ret = cpu(cg, r->cpu, err);
@@ -409,7 +415,7 @@ int cv_cg_v1_apply(struct cv_cgroup *cg, const oci_resources *r, bool update, cv
 		cv_cg_fmt_pids(r->pids_limit.v, v, sizeof v);
 		ret = d ? cv_cg_write(d, "pids.max", v, err) : -1;
 	}
-	if (ret == 0 && r->block_io)
+	if (ret == 0 && cv_cg_blkio_set(r->block_io))
 		ret = blkio(cg, r->block_io, err);
 	if (ret == 0 && r->hugepage_limits_len)
 		ret = hugetlb(cg, r, err);
@@ -419,6 +425,9 @@ int cv_cg_v1_apply(struct cv_cgroup *cg, const oci_resources *r, bool update, cv
 		ret = rdma(cg, r, err);
 	if (ret == 0 && r->unified.len) {
 		struct cv_cg_dir *u = cg->layout == CV_CGROUP_HYBRID ? cv_cg_find(cg, "unified") : NULL;
+		if (!u && cg->filter)
+			return cv_error_plain(err, ENOENT, "linux.resources.unified: the container has no cgroup v2 "
+					      "directory (annotation %s \"%s\")", CV_CGROUP_ANNOTATION_CONTROLLERS, cg->filter);
 		if (!u)
 			return cv_error(err, ENOTSUP, "linux.resources.unified requires cgroup v2");
 		ret = cv_cg_v2_write_unified(u, &r->unified, err);

@@ -59,6 +59,138 @@ int cv_cgroup_layout(enum cv_cgroup_layout *out, cv_error_t *err)
 	return 0;
 }
 
+/* ---- org.cvisor.cgroup.controllers ---- */
+
+/* Bit i of a controller mask is cg_names[i] (the order cgroups.h documents). */
+static const char *const cg_names[] = { "cpu",	   "cpuacct",  "cpuset",     "memory",	"pids",	 "blkio",
+					"io",	   "devices",  "freezer",    "net_cls", "net_prio", "perf_event",
+					"hugetlb", "rdma",     "misc",	     "unified" };
+#define N_CG_NAMES (sizeof cg_names / sizeof cg_names[0])
+#define BIT(name) (1u << cg_bit(name, strlen(name)))
+#define UNIFIED_BIT (1u << (N_CG_NAMES - 1))
+
+static int cg_bit(const char *p, size_t n)
+{
+	for (size_t i = 0; i < N_CG_NAMES; i++)
+		if (strlen(cg_names[i]) == n && memcmp(cg_names[i], p, n) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *cv_cgroup_controller_name(unsigned bit)
+{
+	return bit < N_CG_NAMES ? cg_names[bit] : NULL;
+}
+
+int cv_cgroup_controllers_parse(const char *value, uint32_t *mask, cv_error_t *err)
+{
+	uint32_t m = 0;
+
+	for (const char *p = value;;) {
+		const char *e = strchrnul(p, ',');
+		int b;
+
+		if (e == p)
+			return cv_error_plain(err, EINVAL, "annotation %s \"%s\": empty controller name",
+					      CV_CGROUP_ANNOTATION_CONTROLLERS, value);
+		b = cg_bit(p, e - p);
+		if (b < 0)
+			return cv_error_plain(err, EINVAL, "annotation %s \"%s\": unknown cgroup controller \"%.*s\"",
+					      CV_CGROUP_ANNOTATION_CONTROLLERS, value, (int)(e - p), p);
+		m |= 1u << b;
+		if (!*e)
+			break;
+		p = e + 1;
+	}
+	*mask = m;
+	return 0;
+}
+
+bool cv_cg_memory_set(const oci_memory *m)
+{
+	/* checkBeforeUpdate alone is an instruction to update, no limit */
+	return m && (m->limit.set || m->reservation.set || m->swap.set || m->kernel.set || m->kernel_tcp.set ||
+		     m->swappiness.set || m->disable_oom_killer.set || m->use_hierarchy.set);
+}
+
+static bool cpu_set(const oci_cpu *c)
+{
+	return c && (c->shares.set || c->quota.set || c->period.set || c->burst.set || c->realtime_period.set ||
+		     c->realtime_runtime.set || c->idle.set);
+}
+
+static bool cpuset_set(const oci_cpu *c)
+{
+	return c && ((c->cpus && *c->cpus) || (c->mems && *c->mems));
+}
+
+bool cv_cg_blkio_set(const oci_block_io *b)
+{
+	return b && (b->weight.set || b->leaf_weight.set || b->weight_device_len || b->throttle_read_bps.len ||
+		     b->throttle_write_bps.len || b->throttle_read_iops.len || b->throttle_write_iops.len);
+}
+
+int cv_cgroup_controllers_check(const char *value, uint32_t mask, const oci_resources *r,
+				enum cv_cgroup_layout layout, cv_error_t *err)
+{
+	bool v2 = layout == CV_CGROUP_UNIFIED;
+	struct {
+		bool set;
+		const char *field;
+		const char *controller;
+	} needs[] = {
+		{ r && cv_cg_memory_set(r->memory), "linux.resources.memory", "memory" },
+		{ r && cpu_set(r->cpu), "linux.resources.cpu", "cpu" },
+		{ r && cpuset_set(r->cpu), "linux.resources.cpu.cpus/mems", "cpuset" },
+		{ r && r->has_pids && r->pids_limit.set, "linux.resources.pids", "pids" },
+		{ r && cv_cg_blkio_set(r->block_io), "linux.resources.blockIO", v2 ? "io" : "blkio" },
+		{ r && r->hugepage_limits_len, "linux.resources.hugepageLimits", "hugetlb" },
+		{ r && r->network && r->network->class_id.set, "linux.resources.network.classID", "net_cls" },
+		{ r && r->network && r->network->priorities_len, "linux.resources.network.priorities", "net_prio" },
+		{ r && r->rdma_len, "linux.resources.rdma", "rdma" },
+		/* on v2 the one directory is the unified hierarchy's */
+		{ r && r->unified.len && !v2, "linux.resources.unified", "unified" },
+		/* v2 enforces device rules with an eBPF program, not a controller */
+		{ r && r->devices_len && !v2, "linux.resources.devices", "devices" },
+	};
+
+	for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
+		if (needs[i].set && !(mask & BIT(needs[i].controller)))
+			return cv_error_plain(err, EINVAL,
+					      "annotation %s \"%s\": %s needs the %s controller, which the list leaves out",
+					      CV_CGROUP_ANNOTATION_CONTROLLERS, value, needs[i].field, needs[i].controller);
+	return 0;
+}
+
+int cv_cgroup_config_validate(const struct cv_cgroup_config *cfg, cv_error_t *err)
+{
+	enum cv_cgroup_layout layout;
+	uint32_t mask;
+
+	if (!cfg->controllers)
+		return 0;
+	if (cv_cgroup_controllers_parse(cfg->controllers, &mask, err) < 0)
+		return -1;
+	if (cfg->systemd)
+		return cv_error_plain(err, EINVAL,
+				      "annotation %s \"%s\": not supported with --systemd-cgroup (systemd gives a scope a "
+				      "directory in every hierarchy it manages)",
+				      CV_CGROUP_ANNOTATION_CONTROLLERS, cfg->controllers);
+	if (cv_cgroup_layout(&layout, err) < 0)
+		return -1;
+	return cv_cgroup_controllers_check(cfg->controllers, mask, cfg->resources, layout, err);
+}
+
+const char *cv_cg_missing_why(const struct cv_cgroup *cg, const char *controller, char *buf, size_t size)
+{
+	if (cg->filter)
+		snprintf(buf, size, "the container has no %s cgroup (annotation %s \"%s\")", controller,
+			 CV_CGROUP_ANNOTATION_CONTROLLERS, cg->filter);
+	else
+		snprintf(buf, size, "the %s cgroup controller is not mounted on this host", controller);
+	return buf;
+}
+
 /* ---- directory helpers ---- */
 
 int cv_cg_dir_fd(struct cv_cg_dir *d, cv_error_t *err)
@@ -253,6 +385,7 @@ void cv_cgroup_free(struct cv_cgroup *cg)
 	for (size_t i = 0; i < cg->n; i++)
 		dir_clear(&cg->dirs[i]);
 	free(cg->dirs);
+	free(cg->filter);
 	free(cg);
 }
 
@@ -531,6 +664,63 @@ static int v2_enable_ancestors(int rootfd, const char *rel, size_t start_len, cv
 	return 0;
 }
 
+/* The known controllers in a comma-separated list of names ("cpu,cpuacct",
+ * a cgroup.controllers line with spaces); name=X and unknown names add none. */
+static uint32_t names_mask(const char *list, const char *seps)
+{
+	uint32_t m = 0;
+
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, seps);
+		int b = n ? cg_bit(p, n) : -1;
+		if (b >= 0)
+			m |= 1u << b;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return m;
+}
+
+/* Which lines of /proc/self/cgroup get a directory under the annotation
+ * (cgroups.h): want[i] for lines[i]. */
+static void select_hierarchies(const struct own_line *lines, size_t n, enum cv_cgroup_layout layout,
+			       uint32_t mask, bool *want)
+{
+	uint32_t v1 = 0;
+	ssize_t unified = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		want[i] = false;
+		if (lines[i].v2) {
+			if (layout == CV_CGROUP_UNIFIED)
+				want[i] = true;
+			else if (layout == CV_CGROUP_HYBRID)
+				unified = (ssize_t)i;
+			continue;
+		}
+		uint32_t held = names_mask(lines[i].controllers, ",");
+		v1 |= held;
+		want[i] = (held & mask) != 0;
+	}
+	if (unified >= 0) {
+		/* A listed controller no v1 hierarchy holds may be bound to the
+		 * cgroup2 one (hugetlb here): only then is its list read. */
+		uint32_t rest = mask & ~v1 & ~UNIFIED_BIT;
+		bool w = (mask & UNIFIED_BIT) != 0;
+		if (!w && rest) {
+			char buf[512];
+			cleanup_close int fd = open(UNIFIED_HYBRID "/cgroup.controllers", O_RDONLY | O_CLOEXEC);
+			ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+			if (len > 0) {
+				buf[len] = '\0';
+				w = (names_mask(buf, " \n") & rest) != 0;
+			}
+		}
+		want[unified] = w;
+	}
+}
+
 static bool rootless_skippable(int e)
 {
 	return e == EACCES || e == EPERM || e == EROFS;
@@ -551,16 +741,25 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 {
 	char buf[4096], root[512];
 	struct own_line lines[64];
-	size_t nlines = 0;
+	bool want[64];
+	size_t nlines = 0, chosen = 0;
 	struct cv_cgroup *cg;
 	enum cv_cgroup_layout layout;
 	bool absolute = cfg->cgroups_path && cfg->cgroups_path[0] == '/';
 	int r;
 
+	if (cv_cgroup_config_validate(cfg, err) < 0)
+		return -1;
 	if (cfg->systemd)
 		return cv_cg_systemd_create(cfg, out, err);
 	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof buf, lines, 64, &nlines, err) < 0)
 		return -1;
+	if (cfg->controllers) {
+		uint32_t mask = 0;
+		if (cv_cgroup_controllers_parse(cfg->controllers, &mask, err) < 0)
+			return -1;
+		select_hierarchies(lines, nlines, layout, mask, want);
+	}
 	cg = calloc(1, sizeof *cg);
 	if (!cg)
 		return cv_error(err, ENOMEM, "cgroup");
@@ -568,6 +767,10 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 	cg->rootless = cfg->rootless;
 	cg->node_devices = cfg->devices;
 	cg->n_node_devices = cfg->devices_len;
+	if (cfg->controllers && !(cg->filter = strdup(cfg->controllers))) {
+		free(cg);
+		return cv_error(err, ENOMEM, "cgroup");
+	}
 
 	for (size_t i = 0; i < nlines; i++) {
 		struct own_line *l = &lines[i];
@@ -576,6 +779,8 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 		cleanup_free char *full = NULL;
 		struct cv_cg_dir *d;
 
+		if (cfg->controllers && !want[i])
+			continue;
 		if (l->v2) {
 			if (layout == CV_CGROUP_LEGACY)
 				continue;
@@ -590,6 +795,7 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 			cv_debug("cgroup: hierarchy \"%s\" is not mounted at %s: %m", l->controllers, root);
 			continue;
 		}
+		chosen++;
 		if (cv_cg_resolve_path(l->path, cfg->cgroups_path, cfg->id, &rel, err) < 0)
 			goto fail;
 		if (asprintf(&full, "%s/%s", root, rel) < 0) {
@@ -624,6 +830,11 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 			}
 			goto fail;
 		}
+	}
+	if (cfg->controllers && chosen == 0) {
+		cv_error_plain(err, ENOENT, "annotation %s \"%s\": no cgroup hierarchy of this host holds a listed controller",
+			       CV_CGROUP_ANNOTATION_CONTROLLERS, cfg->controllers);
+		goto fail;
 	}
 	if (apply(cg, cfg->resources, false, err) < 0)
 		goto fail;
@@ -810,6 +1021,8 @@ int cv_cgroup_save(const struct cv_cgroup *cg, oci_kv_list *paths, cv_error_t *e
 	if (cg->sd_unit &&
 	    kv_add(paths, "", cg->sd_user ? CV_CG_SYSTEMD_USER_UNIT_KEY : CV_CG_SYSTEMD_UNIT_KEY, cg->sd_unit, err) < 0)
 		return -1;
+	if (cg->filter && kv_add(paths, "", CV_CG_CONTROLLERS_KEY, cg->filter, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -834,6 +1047,15 @@ int cv_cgroup_load(const oci_kv_list *paths, struct cv_cgroup **out, cv_error_t 
 				return cv_error(err, ENOMEM, "cgroup");
 			}
 			cg->sd_user = strcmp(kv->key, CV_CG_SYSTEMD_USER_UNIT_KEY) == 0;
+			continue;
+		}
+		if (strcmp(kv->key, CV_CG_CONTROLLERS_KEY) == 0) {
+			free(cg->filter);
+			cg->filter = strdup(kv->value);
+			if (!cg->filter) {
+				cv_cgroup_free(cg);
+				return cv_error(err, ENOMEM, "cgroup");
+			}
 			continue;
 		}
 		if (kv->value[0] != '/' || strstr(kv->value, "/../")) {
@@ -869,6 +1091,15 @@ int cv_cgroup_load(const oci_kv_list *paths, struct cv_cgroup **out, cv_error_t 
 		}
 	}
 	cg->layout = v1 && v2 ? CV_CGROUP_HYBRID : v2 ? CV_CGROUP_UNIFIED : CV_CGROUP_LEGACY;
+	if (cg->filter) {
+		/* A subset does not tell the layout (hybrid without "unified"
+		 * looks legacy, with it alone unified): the host's own. */
+		enum cv_cgroup_layout host;
+		cv_error_t e = NULL;
+		if (cv_cgroup_layout(&host, &e) == 0)
+			cg->layout = host;
+		cv_error_release(&e);
+	}
 	*out = cg;
 	return 0;
 }
@@ -1088,6 +1319,10 @@ int cv_cgroup_freeze(struct cv_cgroup *cg, bool freeze, cv_error_t *err)
 		return cv_error(err, ETIMEDOUT, "%s `%s`: timed out", freeze ? "freeze" : "thaw", d->path);
 	}
 	d = cv_cg_find(cg, "unified");
+	if (!d && cg->filter)
+		return cv_error_plain(err, ENOTSUP,
+				      "cannot %s: the container has no freezer cgroup (annotation %s \"%s\")",
+				      freeze ? "pause" : "resume", CV_CGROUP_ANNOTATION_CONTROLLERS, cg->filter);
 	if (!d)
 		return cv_error(err, ENOTSUP, "cannot %s: no freezer cgroup (v1 freezer controller or cgroup v2)",
 				freeze ? "pause" : "resume");

@@ -24,6 +24,55 @@ int cv_cgroup_layout(enum cv_cgroup_layout *out, cv_error_t *err);
 
 struct cv_cgroup; /* opaque: the container's directories, one per hierarchy */
 
+/* annotations["org.cvisor.cgroup.controllers"]: which hierarchies a container
+ * joins, for containers (the `cvisor do` sandbox) that need only a few and
+ * should not pay a mkdir and an rmdir (~80 us each) in every one.
+ *
+ * The value is a comma-separated list of controller names, no spaces, e.g.
+ * "memory,pids,cpu,cpuacct". Known names: cpu cpuacct cpuset memory pids
+ * blkio io devices freezer net_cls net_prio perf_event hugetlb rdma misc
+ * unified. An empty element or any other name is an error.
+ * - Absent: every hierarchy, as always.
+ * - v1 / hybrid: a directory only in the v1 hierarchies that hold at least
+ *   one listed controller (co-mounted "cpu,cpuacct" counts if either is
+ *   listed); named hierarchies (name=systemd) never. In the others the
+ *   container stays in the runtime's own cgroup. On hybrid the cgroup2
+ *   hierarchy (/sys/fs/cgroup/unified) is joined when "unified" is listed or
+ *   when it holds a listed controller (there: hugetlb). Listed names that no
+ *   hierarchy of the host holds are ignored, but at least one must match.
+ * - pure v2: one directory as always; the list is still validated.
+ * - linux.resources that set something need their controller listed:
+ *   memory -> memory, cpu shares/quota/period/burst/realtime/idle -> cpu,
+ *   cpu.cpus/mems -> cpuset, pids.limit -> pids, blockIO -> blkio (io on
+ *   v2), hugepageLimits -> hugetlb, network.classID -> net_cls,
+ *   network.priorities -> net_prio, rdma -> rdma, unified -> unified
+ *   (hybrid), a non-empty devices list -> devices (v1 and hybrid; v2 uses an
+ *   eBPF program, no controller). Without "devices" the container has no
+ *   devices cgroup, so the default allow-list (null zero full random
+ *   urandom tty console ptmx pts, mknod) is not enforced either: a process
+ *   with CAP_MKNOD outside a user namespace could make and open any device
+ *   node. List "devices" unless the container lacks CAP_MKNOD or has its
+ *   own user namespace.
+ * - Without freezer (and, on hybrid, without "unified") pause/resume fail;
+ *   update fails for a resource whose hierarchy is missing; stats report
+ *   what exists; kill/ps/delete use whichever directory holds the processes.
+ * - Refused with --systemd-cgroup: systemd gives a scope a directory in every
+ *   hierarchy it manages, whatever the runtime joins.
+ * The directories made are saved with the container (cv_cgroup_save) with
+ * the list itself, so later commands act on exactly those. */
+#define CV_CGROUP_ANNOTATION_CONTROLLERS "org.cvisor.cgroup.controllers"
+
+/* Parses the annotation's value into a bit set of controllers (bit i is
+ * name i of the known list above, in that order); errors name the
+ * annotation and the value. */
+int cv_cgroup_controllers_parse(const char *value, uint32_t *mask, cv_error_t *err);
+/* The controller name of bit `bit` of a parsed mask; NULL out of range. */
+const char *cv_cgroup_controller_name(unsigned bit);
+/* Fails when `r` sets something whose controller the list (`value`, parsed
+ * into `mask`) leaves out, on a host of the given layout. */
+int cv_cgroup_controllers_check(const char *value, uint32_t mask, const oci_resources *r,
+				enum cv_cgroup_layout layout, cv_error_t *err);
+
 struct cv_cgroup_config {
 	const char *id;            /* container id, used for the default path */
 	const char *cgroups_path;  /* linux.cgroupsPath; NULL/empty = default */
@@ -34,7 +83,15 @@ struct cv_cgroup_config {
 	 * device cgroup after the resources' own rules. May be NULL. */
 	const oci_device *devices;
 	size_t devices_len;
+	/* CV_CGROUP_ANNOTATION_CONTROLLERS's value; NULL: every hierarchy */
+	const char *controllers;
 };
+
+/* Everything cv_cgroup_create would refuse about cfg->controllers (names,
+ * resources it leaves out, --systemd-cgroup), without touching the host but
+ * for the layout's statfs: for callers that must fail before making anything
+ * else. 0 when cfg->controllers is NULL. */
+int cv_cgroup_config_validate(const struct cv_cgroup_config *cfg, cv_error_t *err);
 
 /* Creates the directories (recording which ones cvisor made) and applies the
  * resources. On failure nothing it created is left behind. */

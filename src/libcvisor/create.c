@@ -327,6 +327,28 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			return r;
 	}
 
+	struct cv_cgroup_config cgc = {
+		.id = id,
+		.cgroups_path = spec->linux_ ? spec->linux_->cgroups_path : NULL,
+		.resources = spec->linux_ ? spec->linux_->resources : NULL,
+		.systemd = ctx && ctx->systemd_cgroup,
+		/* --rootless, or by default when not root (runc's rule): a cgroup the
+		 * caller may not create is a warning, and the run goes on without it */
+		.rootless = ctx && (ctx->rootless > 0 || (ctx->rootless < 0 && geteuid() != 0)),
+		/* the linux.devices nodes must be usable, not only created */
+		.devices = spec->linux_ ? spec->linux_->devices : NULL,
+		.devices_len = spec->linux_ ? spec->linux_->devices_len : 0,
+	};
+	/* the hierarchies to join (cgroups.h); the last one wins if repeated */
+	for (size_t i = 0; i < spec->annotations.len; i++)
+		if (spec->annotations.v[i].key && spec->annotations.v[i].value &&
+		    strcmp(spec->annotations.v[i].key, CV_CGROUP_ANNOTATION_CONTROLLERS) == 0)
+			cgc.controllers = spec->annotations.v[i].value;
+	/* refused before the state directory exists: nothing to undo */
+	r = cv_cgroup_config_validate(&cgc, err);
+	if (r < 0)
+		return r;
+
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return cv_error(err, ENOMEM, "create");
@@ -342,18 +364,6 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	r = write_at(c->entry->dirfd, "config.json", config_data, config_len, err);
 	if (r < 0)
 		goto fail;
-	struct cv_cgroup_config cgc = {
-		.id = id,
-		.cgroups_path = spec->linux_ ? spec->linux_->cgroups_path : NULL,
-		.resources = spec->linux_ ? spec->linux_->resources : NULL,
-		.systemd = ctx && ctx->systemd_cgroup,
-		/* --rootless, or by default when not root (runc's rule): a cgroup the
-		 * caller may not create is a warning, and the run goes on without it */
-		.rootless = ctx && (ctx->rootless > 0 || (ctx->rootless < 0 && geteuid() != 0)),
-		/* the linux.devices nodes must be usable, not only created */
-		.devices = spec->linux_ ? spec->linux_->devices : NULL,
-		.devices_len = spec->linux_ ? spec->linux_->devices_len : 0,
-	};
 	r = cv_cgroup_create(&cgc, &c->cg, err);
 	if (r < 0)
 		goto fail;

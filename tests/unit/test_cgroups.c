@@ -211,8 +211,166 @@ static void bpf_program(void)
 	cv_error_release(&err);
 }
 
+/* org.cvisor.cgroup.controllers: names, bits, and resources the list leaves out */
+static void parse_msg(const char *value, const char *want)
+{
+	uint32_t mask = 0;
+	cv_error_t err = NULL;
+	int r = cv_cgroup_controllers_parse(value, &mask, &err);
+
+	is_str(r < 0 && err ? err->msg : "(accepted)", want, "controllers \"%s\" refused", value);
+	cv_error_release(&err);
+}
+
+static uint32_t bits_of(const char *names)
+{
+	uint32_t m = 0;
+
+	for (unsigned b = 0; cv_cgroup_controller_name(b); b++) {
+		const char *n = cv_cgroup_controller_name(b);
+		for (const char *p = names; *p;) {
+			size_t l = strcspn(p, " ");
+			if (l == strlen(n) && strncmp(p, n, l) == 0)
+				m |= 1u << b;
+			p += l + (p[l] == ' ');
+		}
+	}
+	return m;
+}
+
+static void check_msg(const char *value, const oci_resources *r, enum cv_cgroup_layout layout, const char *want)
+{
+	uint32_t mask = 0;
+	cv_error_t err = NULL;
+	int rc = cv_cgroup_controllers_parse(value, &mask, &err);
+
+	if (rc == 0)
+		rc = cv_cgroup_controllers_check(value, mask, r, layout, &err);
+	if (want)
+		is_str(rc < 0 && err ? err->msg : "(accepted)", want, "controllers \"%s\" (layout %d) refused", value,
+		       (int)layout);
+	else
+		ok(rc == 0, "controllers \"%s\" (layout %d) accepted%s%s", value, (int)layout, err ? ": " : "",
+		   err ? err->msg : "");
+	cv_error_release(&err);
+}
+
+static void controllers(void)
+{
+	static const char *const all = "cpu cpuacct cpuset memory pids blkio io devices freezer net_cls net_prio "
+				       "perf_event hugetlb rdma misc unified";
+	uint32_t mask = 0;
+	cv_error_t err = NULL;
+	unsigned n = 0;
+
+	while (cv_cgroup_controller_name(n))
+		n++;
+	ok(n == 16 && !cv_cgroup_controller_name(16), "16 known controller names");
+	ok(cv_cgroup_controllers_parse("cpu,cpuacct,cpuset,memory,pids,blkio,io,devices,freezer,net_cls,net_prio,"
+				       "perf_event,hugetlb,rdma,misc,unified", &mask, &err) == 0 &&
+		   mask == bits_of(all) && mask == 0xffff,
+	   "every known name parses, one bit each (%#x)", mask);
+	ok(cv_cgroup_controllers_parse("memory,pids", &mask, &err) == 0 && mask == bits_of("memory pids"),
+	   "memory,pids -> memory and pids only");
+	ok(cv_cgroup_controllers_parse("pids,pids", &mask, &err) == 0 && mask == bits_of("pids"),
+	   "a repeated name is harmless");
+	ok(cv_cgroup_controllers_parse("unified", &mask, &err) == 0 && mask == bits_of("unified"), "unified alone");
+	cv_error_release(&err);
+
+	parse_msg("", "annotation org.cvisor.cgroup.controllers \"\": empty controller name");
+	parse_msg("memory,,pids", "annotation org.cvisor.cgroup.controllers \"memory,,pids\": empty controller name");
+	parse_msg(",memory", "annotation org.cvisor.cgroup.controllers \",memory\": empty controller name");
+	parse_msg("memory,", "annotation org.cvisor.cgroup.controllers \"memory,\": empty controller name");
+	parse_msg("memory,foo", "annotation org.cvisor.cgroup.controllers \"memory,foo\": unknown cgroup controller \"foo\"");
+	parse_msg("memory, pids",
+		  "annotation org.cvisor.cgroup.controllers \"memory, pids\": unknown cgroup controller \" pids\"");
+	parse_msg("Memory", "annotation org.cvisor.cgroup.controllers \"Memory\": unknown cgroup controller \"Memory\"");
+	parse_msg("name=systemd",
+		  "annotation org.cvisor.cgroup.controllers \"name=systemd\": unknown cgroup controller \"name=systemd\"");
+	parse_msg("cpu,cpuacct,mem",
+		  "annotation org.cvisor.cgroup.controllers \"cpu,cpuacct,mem\": unknown cgroup controller \"mem\"");
+
+	oci_memory mem = { .limit = { true, 1 << 24 } };
+	oci_memory check_only = { .check_before_update = { true, true } };
+	oci_cpu shares = { .shares = { true, 512 } };
+	oci_cpu cpus = { .cpus = "0" };
+	oci_block_io bio = { .weight = { true, 100 } };
+	oci_block_io empty_bio = { 0 };
+	oci_hugepage_limit hp = { .page_size = "2MB", .limit = 0 };
+	oci_network net_cls = { .class_id = { true, 7 } };
+	oci_net_priority prio = { .name = "lo", .priority = 1 };
+	oci_network net_prio = { .priorities = &prio, .priorities_len = 1 };
+	oci_rdma rd = { .device = "mlx5_0" };
+	oci_kv ukv = { .key = "memory.high", .value = "1M" };
+	oci_device_cgroup dev = { .allow = true, .type = "c", .access = "rwm" };
+	const char *pref = "annotation org.cvisor.cgroup.controllers";
+	char want[256];
+#define WANT(value, field, ctl) \
+	(snprintf(want, sizeof want, "%s \"%s\": %s needs the %s controller, which the list leaves out", pref, value, \
+		  field, ctl), want)
+
+	oci_resources r = { .memory = &mem };
+	check_msg("pids", &r, CV_CGROUP_HYBRID, WANT("pids", "linux.resources.memory", "memory"));
+	check_msg("memory,pids", &r, CV_CGROUP_HYBRID, NULL);
+	check_msg("pids", &r, CV_CGROUP_UNIFIED, WANT("pids", "linux.resources.memory", "memory"));
+	check_msg("pids", NULL, CV_CGROUP_HYBRID, NULL);
+	r = (oci_resources){ .memory = &check_only };
+	check_msg("pids", &r, CV_CGROUP_LEGACY, NULL); /* checkBeforeUpdate alone sets nothing */
+	r = (oci_resources){ .cpu = &shares };
+	check_msg("memory,cpuacct", &r, CV_CGROUP_LEGACY, WANT("memory,cpuacct", "linux.resources.cpu", "cpu"));
+	check_msg("cpu", &r, CV_CGROUP_LEGACY, NULL);
+	r = (oci_resources){ .cpu = &cpus };
+	check_msg("cpu", &r, CV_CGROUP_LEGACY, WANT("cpu", "linux.resources.cpu.cpus/mems", "cpuset"));
+	check_msg("cpuset", &r, CV_CGROUP_LEGACY, NULL);
+	r = (oci_resources){ .has_pids = true, .pids_limit = { true, 10 } };
+	check_msg("memory", &r, CV_CGROUP_HYBRID, WANT("memory", "linux.resources.pids", "pids"));
+	r = (oci_resources){ .has_pids = true };
+	check_msg("memory", &r, CV_CGROUP_HYBRID, NULL);
+	r = (oci_resources){ .block_io = &bio };
+	check_msg("memory", &r, CV_CGROUP_HYBRID, WANT("memory", "linux.resources.blockIO", "blkio"));
+	check_msg("memory", &r, CV_CGROUP_UNIFIED, WANT("memory", "linux.resources.blockIO", "io"));
+	check_msg("blkio", &r, CV_CGROUP_LEGACY, NULL);
+	check_msg("io", &r, CV_CGROUP_UNIFIED, NULL);
+	r = (oci_resources){ .block_io = &empty_bio };
+	check_msg("memory", &r, CV_CGROUP_LEGACY, NULL);
+	r = (oci_resources){ .hugepage_limits = &hp, .hugepage_limits_len = 1 };
+	check_msg("memory", &r, CV_CGROUP_HYBRID, WANT("memory", "linux.resources.hugepageLimits", "hugetlb"));
+	r = (oci_resources){ .network = &net_cls };
+	check_msg("net_prio", &r, CV_CGROUP_LEGACY, WANT("net_prio", "linux.resources.network.classID", "net_cls"));
+	r = (oci_resources){ .network = &net_prio };
+	check_msg("net_cls", &r, CV_CGROUP_LEGACY,
+		  WANT("net_cls", "linux.resources.network.priorities", "net_prio"));
+	r = (oci_resources){ .rdma = &rd, .rdma_len = 1 };
+	check_msg("misc", &r, CV_CGROUP_LEGACY, WANT("misc", "linux.resources.rdma", "rdma"));
+	r = (oci_resources){ .unified = { &ukv, 1 } };
+	check_msg("memory", &r, CV_CGROUP_HYBRID, WANT("memory", "linux.resources.unified", "unified"));
+	check_msg("memory", &r, CV_CGROUP_UNIFIED, NULL); /* the one v2 directory is the unified one */
+	check_msg("memory,unified", &r, CV_CGROUP_HYBRID, NULL);
+	r = (oci_resources){ .devices = &dev, .devices_len = 1 };
+	check_msg("memory", &r, CV_CGROUP_HYBRID, WANT("memory", "linux.resources.devices", "devices"));
+	check_msg("memory", &r, CV_CGROUP_UNIFIED, NULL); /* v2: an eBPF program, no controller */
+	check_msg("devices", &r, CV_CGROUP_HYBRID, NULL);
+	r = (oci_resources){ 0 };
+	check_msg("memory", &r, CV_CGROUP_HYBRID, NULL); /* default device rules: no devices cgroup is fine */
+#undef WANT
+
+	struct cv_cgroup_config cfg = { .id = "x", .controllers = "memory", .systemd = true };
+	ok(cv_cgroup_config_validate(&cfg, &err) < 0 && err &&
+		   strcmp(err->msg, "annotation org.cvisor.cgroup.controllers \"memory\": not supported with "
+				    "--systemd-cgroup (systemd gives a scope a directory in every hierarchy it manages)") == 0,
+	   "refused with --systemd-cgroup: %s", err ? err->msg : "");
+	cv_error_release(&err);
+	cfg = (struct cv_cgroup_config){ .id = "x", .controllers = "bogus", .systemd = true };
+	ok(cv_cgroup_config_validate(&cfg, &err) < 0 && err && strstr(err->msg, "unknown cgroup controller"),
+	   "names are checked first");
+	cv_error_release(&err);
+	cfg = (struct cv_cgroup_config){ .id = "x", .systemd = true };
+	ok(cv_cgroup_config_validate(&cfg, &err) == 0, "no annotation: nothing to validate");
+}
+
 int main(void)
 {
+	controllers();
 	conversions();
 	device_rules();
 	paths();

@@ -221,6 +221,157 @@ static void lifecycle(enum cv_cgroup_layout layout)
 	free(saved.v);
 }
 
+/* org.cvisor.cgroup.controllers on v1/hybrid: only the listed hierarchies
+ * get a directory, the list survives save/load, and what is missing fails
+ * clearly. */
+static void subset(enum cv_cgroup_layout layout)
+{
+	char id[64];
+	cv_error_t err = NULL;
+	struct cv_cgroup *cg = NULL, *loaded = NULL;
+	oci_memory mem = { .limit = { true, 32 << 20 } };
+	oci_resources res = { .memory = &mem, .has_pids = true, .pids_limit = { true, 12 } };
+	struct cv_cgroup_config cfg = { .id = id, .resources = &res, .controllers = "memory,pids" };
+	char paths[4][512];
+	size_t npaths = 0;
+
+	snprintf(id, sizeof id, "cvisor-live-sub-%d", (int)getpid());
+	if (!ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create with memory,pids %s", err ? err->msg : "")) {
+		cv_error_release(&err);
+		return;
+	}
+	ok(cg->n == 2 && cv_cg_find(cg, "memory") && cv_cg_find(cg, "pids"), "two directories: memory and pids (%zu)",
+	   cg->n);
+	ok(!cv_cg_find(cg, "freezer") && !cv_cg_find(cg, "devices") && !cv_cg_find(cg, "blkio") &&
+		   !cv_cg_find(cg, "cpu") && !cv_cg_find(cg, "unified") && !cv_cg_find(cg, "name=systemd"),
+	   "none in freezer, devices, blkio, cpu, unified, name=systemd");
+	for (size_t i = 0; i < cg->n && npaths < 4; i++) {
+		snprintf(paths[npaths++], 512, "%s", cg->dirs[i].path);
+		ok(exists(cg->dirs[i].path), "created %s", cg->dirs[i].path);
+	}
+	{
+		char p[256];
+		snprintf(p, sizeof p, "/sys/fs/cgroup/freezer/%s", id);
+		ok(!exists(p), "no directory %s", p);
+	}
+	ok(strcmp(slurp(cv_cg_find(cg, "memory")->path, "memory.limit_in_bytes"), "33554432") == 0, "memory limit");
+	ok(strcmp(slurp(cv_cg_find(cg, "pids")->path, "pids.max"), "12") == 0, "pids limit");
+
+	oci_kv_list saved = { 0 };
+	bool found = false;
+	ok(cv_cgroup_save(cg, &saved, &err) == 0, "save");
+	for (size_t i = 0; i < saved.len; i++)
+		found |= strcmp(saved.v[i].key, CV_CG_CONTROLLERS_KEY) == 0 && strcmp(saved.v[i].value, "memory,pids") == 0;
+	ok(found, "the list is saved with the paths");
+	cv_cgroup_free(cg);
+	ok(cv_cgroup_load(&saved, &loaded, &err) == 0 && loaded->n == 2 && loaded->layout == layout &&
+		   loaded->filter && strcmp(loaded->filter, "memory,pids") == 0,
+	   "load: the same two directories, the host's layout and the list");
+	cv_error_release(&err);
+	if (!loaded)
+		return;
+	ok(cv_cgroup_freeze(loaded, true, &err) < 0 && err &&
+		   strcmp(err->msg, "cannot pause: the container has no freezer cgroup (annotation "
+				    "org.cvisor.cgroup.controllers \"memory,pids\")") == 0,
+	   "freeze fails naming the annotation: %s", err ? err->msg : "");
+	cv_error_release(&err);
+	{
+		bool frozen = true;
+		ok(cv_cgroup_frozen(loaded, &frozen, &err) == 0 && !frozen, "frozen? reads as not frozen");
+	}
+	{
+		oci_cpu c = { .shares = { true, 256 } };
+		oci_resources r2 = { .cpu = &c };
+		ok(cv_cgroup_update(loaded, &r2, &err) < 0 && err &&
+			   strcmp(err->msg, "linux.resources.cpu: the container has no cpu cgroup (annotation "
+					    "org.cvisor.cgroup.controllers \"memory,pids\")") == 0,
+		   "update of cpu fails naming the annotation: %s", err ? err->msg : "");
+		cv_error_release(&err);
+		oci_memory m2 = { .limit = { true, 16 << 20 } };
+		r2 = (oci_resources){ .memory = &m2 };
+		ok(cv_cgroup_update(loaded, &r2, &err) == 0 &&
+			   strcmp(slurp(cv_cg_find(loaded, "memory")->path, "memory.limit_in_bytes"), "16777216") == 0,
+		   "update of memory works");
+		cv_error_release(&err);
+	}
+	int wfd = -1;
+	pid_t child = spawn_waiter(&wfd), *pids = NULL;
+	size_t n = 0;
+	ok(cv_cgroup_enter(loaded, child, &err) == 0, "enter %s", err ? err->msg : "");
+	cv_error_release(&err);
+	ok(cv_cgroup_pids(loaded, &pids, &n, &err) == 0 && n == 1 && pids[0] == child, "pids lists the child");
+	free(pids);
+	{
+		oci_stats st;
+		memset(&st, 0, sizeof st);
+		ok(cv_cgroup_stats(loaded, &st, &err) == 0, "stats report what exists %s", err ? err->msg : "");
+		cv_error_release(&err);
+		oci_stats_clear(&st);
+	}
+	ok(cv_cgroup_kill(loaded, SIGKILL, &err) == 0, "kill");
+	int status = 0;
+	ok(waitpid(child, &status, 0) == child && WIFSIGNALED(status), "child killed");
+	close(wfd);
+	ok(cv_cgroup_destroy(loaded, &err) == 0, "destroy %s", err ? err->msg : "");
+	cv_error_release(&err);
+	for (size_t i = 0; i < npaths; i++)
+		ok(!exists(paths[i]), "removed %s", paths[i]);
+	cv_cgroup_free(loaded);
+	for (size_t i = 0; i < saved.len; i++) {
+		free(saved.v[i].key);
+		free(saved.v[i].value);
+	}
+	free(saved.v);
+
+	/* cpu,cpuacct co-mounted or not: listing cpuacct alone joins its hierarchy */
+	cfg = (struct cv_cgroup_config){ .id = id, .controllers = "cpuacct" };
+	if (ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create with cpuacct %s", err ? err->msg : "")) {
+		ok(cg->n == 1 && cv_cg_find(cg, "cpuacct") && (strchr(cg->dirs[0].key, ',') || !cv_cg_find(cg, "cpu")),
+		   "only the hierarchy holding cpuacct (%s)", cg->n ? cg->dirs[0].key : "-");
+		ok(cv_cgroup_destroy(cg, &err) == 0, "destroy");
+		cv_cgroup_free(cg);
+	}
+	cv_error_release(&err);
+	if (layout == CV_CGROUP_HYBRID) {
+		cfg = (struct cv_cgroup_config){ .id = id, .controllers = "memory,unified" };
+		if (ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create with memory,unified %s", err ? err->msg : "")) {
+			ok(cg->n == 2 && cv_cg_find(cg, "memory") && cv_cg_find(cg, "unified"), "memory and unified");
+			ok(cv_cgroup_destroy(cg, &err) == 0, "destroy");
+			cv_cgroup_free(cg);
+		}
+		cv_error_release(&err);
+	}
+	/* hybrid hosts may bind hugetlb to the cgroup2 hierarchy: listing it joins that one */
+	{
+		char ctl[256] = "";
+		int fd = open("/sys/fs/cgroup/unified/cgroup.controllers", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			(void)!read(fd, ctl, sizeof ctl - 1);
+			close(fd);
+		}
+		if (layout == CV_CGROUP_HYBRID && strstr(ctl, "hugetlb") && access("/sys/fs/cgroup/hugetlb", F_OK) != 0) {
+			cfg = (struct cv_cgroup_config){ .id = id, .controllers = "hugetlb" };
+			if (ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create with hugetlb %s", err ? err->msg : "")) {
+				ok(cg->n == 1 && cv_cg_find(cg, "unified"), "hugetlb lives in the cgroup2 hierarchy: joined");
+				ok(cv_cgroup_destroy(cg, &err) == 0, "destroy");
+				cv_cgroup_free(cg);
+			}
+			cv_error_release(&err);
+		}
+	}
+	/* a listed controller the host has in no hierarchy: nothing matches */
+	cfg = (struct cv_cgroup_config){ .id = id, .controllers = "perf_event,misc,rdma" };
+	cg = NULL;
+	if (access("/sys/fs/cgroup/perf_event", F_OK) != 0 && access("/sys/fs/cgroup/misc", F_OK) != 0 &&
+	    access("/sys/fs/cgroup/rdma", F_OK) != 0) {
+		ok(cv_cgroup_create(&cfg, &cg, &err) < 0 && err &&
+			   strcmp(err->msg, "annotation org.cvisor.cgroup.controllers \"perf_event,misc,rdma\": no "
+					    "cgroup hierarchy of this host holds a listed controller") == 0,
+		   "no hierarchy matches: %s", err ? err->msg : "");
+		cv_error_release(&err);
+	}
+}
+
 /* A pre-existing absolute path is used but never removed. */
 static void existing_path(void)
 {
@@ -318,8 +469,10 @@ int main(void)
 		return tap_done();
 	tap_diag("layout: %s", layout == CV_CGROUP_UNIFIED ? "unified" : layout == CV_CGROUP_HYBRID ? "hybrid" : "legacy");
 	lifecycle(layout);
-	if (layout != CV_CGROUP_UNIFIED)
+	if (layout != CV_CGROUP_UNIFIED) {
 		existing_path();
+		subset(layout);
+	}
 	if (layout != CV_CGROUP_LEGACY && layout != CV_CGROUP_UNIFIED)
 		bpf_devices();
 	return tap_done();
