@@ -239,9 +239,9 @@ int cv_devices_setup(int rootfd, const struct cv_rootfs_config *cfg, cv_error_t 
  * exists then); same resolution as cfg->console_fd above. */
 int cv_rootfs_bind_console(const struct cv_rootfs_config *cfg, int slave_fd, cv_error_t *err)
 {
-	cleanup_close int rootfd = open(cfg->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cleanup_close int rootfd = cv_rootfs_open(cfg, err);
 	if (rootfd < 0)
-		return cv_error_errno(err, "open rootfs `%s`", cfg->rootfs);
+		return -1;
 	cleanup_close int devfd = cv_mkdir_open_in_root(rootfd, "/dev", false, err);
 	if (devfd < 0)
 		return -1;

@@ -170,16 +170,16 @@ static int wait_exec_fifo(int pathfd, cv_error_t *err)
  * may become read-only. Each component is opened without following
  * symlinks; at a symlink we stop creating and leave it to chdir (which
  * runs inside the new root) to resolve. */
-static int make_cwd(const char *rootfs, const char *cwd, cv_error_t *err)
+static int make_cwd(const struct cv_rootfs_config *rc, const char *cwd, cv_error_t *err)
 {
 	if (!cwd || cwd[0] != '/')
 		return 0;
 	cleanup_free char *dup = strdup(cwd);
 	if (!dup)
 		return cv_error(err, ENOMEM, "process.cwd");
-	cleanup_close int dfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cleanup_close int dfd = cv_rootfs_open(rc, err);
 	if (dfd < 0)
-		return cv_error_errno(err, "open rootfs `%s`", rootfs);
+		return -1;
 	char *save = NULL;
 	for (char *comp = strtok_r(dup, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
 		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0)
@@ -340,9 +340,9 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		/* The pty comes from the container's own devpts (mounted just now),
 		 * so it is the container's terminal, not one of the host's. */
 		if (p->terminal) {
-			cleanup_close int rootfd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			cleanup_close int rootfd = cv_rootfs_open(&rc, err);
 			if (rootfd < 0)
-				return cv_error_errno(err, "open rootfs `%s`", c->rootfs);
+				return -1;
 			r = cv_console_new_pty(rootfd, p->has_console_size ? p->console_height : 0,
 					       p->has_console_size ? p->console_width : 0, &console_master,
 					       &console_slave, err);
@@ -369,7 +369,7 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		if (r < 0)
 			return r;
 	}
-	r = make_cwd(c->rootfs, p->cwd, err);
+	r = make_cwd(&rc, p->cwd, err);
 	if (r < 0)
 		return r;
 	if (all_ns & CLONE_NEWNS) {

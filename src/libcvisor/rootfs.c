@@ -1,5 +1,6 @@
 /* The root of the container: propagation so nothing leaks to the host,
- * the rootfs made a mount point, then pivot_root (or MS_MOVE + chroot). */
+ * the rootfs made a mount point (a recursive clone, read-only throughout
+ * when root.readonly), then pivot_root (or MS_MOVE + chroot). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -69,6 +71,73 @@ static bool leaves_shared(unsigned long prop)
 
 static int rootfd = -1;
 
+int cv_rootfs_flags(const oci_spec *spec, uint64_t *out, cv_error_t *err)
+{
+	static const struct { const char *name; uint64_t attr; } table[] = {
+		{ "nosuid", MOUNT_ATTR_NOSUID }, { "nodev", MOUNT_ATTR_NODEV }, { "noexec", MOUNT_ATTR_NOEXEC },
+	};
+	*out = 0;
+	const char *v = NULL;
+	for (size_t i = 0; i < spec->annotations.len; i++)
+		if (!strcmp(spec->annotations.v[i].key, CV_ROOTFS_ANNOTATION_FLAGS))
+			v = spec->annotations.v[i].value;
+	if (!v)
+		return 0;
+	for (const char *p = v;;) {
+		size_t n = strcspn(p, ",");
+		size_t k = 0;
+		while (k < sizeof table / sizeof table[0] && !(strlen(table[k].name) == n && !strncmp(p, table[k].name, n)))
+			k++;
+		if (k == sizeof table / sizeof table[0])
+			return cv_error(err, EINVAL, "annotation " CV_ROOTFS_ANNOTATION_FLAGS
+				": unknown flag `%.*s` in `%s` (known: nosuid, nodev, noexec)", (int)n, p, v);
+		*out |= table[k].attr;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+/* The rootfs becomes a mount of its own by a recursive clone of root.path,
+ * attached over it: root.path may then be any directory, the host's "/"
+ * too (a bind of "/" onto itself is not reachable as "/"; the clone's fd
+ * is). A read-only root makes every mount the clone brings along read-only;
+ * its top stays writable for mount points until cv_rootfs_finalize. */
+static int stage_rootfs(const struct cv_rootfs_config *cfg, cv_error_t *err)
+{
+	uint64_t set;
+	if (cv_rootfs_flags(cfg->spec, &set, err) < 0)
+		return -1;
+	bool ro = cfg->spec->root && cfg->spec->root->readonly;
+	if (cfg->no_pivot && strcmp(cfg->rootfs, "/") == 0)
+		return cv_error(err, EINVAL, "root.path `/`: --no-pivot cannot move the host's root onto itself");
+	cleanup_close int tree = open_tree(AT_FDCWD, cfg->rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (tree < 0)
+		return cv_error_errno(err, "bind rootfs `%s`", cfg->rootfs);
+	struct statvfs sv;
+	if (ro && fstatvfs(tree, &sv) < 0)
+		return cv_error_errno(err, "statvfs rootfs `%s`", cfg->rootfs);
+	if (cv_setattr_keep_locked(tree, true, set | (ro ? MOUNT_ATTR_RDONLY : 0), 0, cfg->rootfs, err) < 0)
+		return cv_error_prefix(err, "rootfs");
+	if (ro && !(sv.f_flag & ST_RDONLY) && cv_setattr_keep_locked(tree, false, 0, MOUNT_ATTR_RDONLY, cfg->rootfs, err) < 0)
+		return cv_error_prefix(err, "rootfs");
+	if (move_mount(tree, "", AT_FDCWD, cfg->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return cv_error_errno(err, "bind rootfs `%s` onto itself", cfg->rootfs);
+	if (rootfd >= 0)
+		close(rootfd);
+	rootfd = steal_fd(&tree);
+	return 0;
+}
+
+int cv_rootfs_open(const struct cv_rootfs_config *cfg, cv_error_t *err)
+{
+	int fd = rootfd >= 0 ? openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
+			     : open(cfg->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "open rootfs `%s`", cfg->rootfs);
+	return fd;
+}
+
 int cv_rootfs_prepare(const struct cv_rootfs_config *cfg, cv_error_t *err)
 {
 	const oci_linux *lx = cfg->spec->linux_;
@@ -83,13 +152,8 @@ int cv_rootfs_prepare(const struct cv_rootfs_config *cfg, cv_error_t *err)
 		return cv_error_errno(err, "set propagation of `/`");
 	if (leaves_shared(prop) && make_parent_private(cfg->rootfs, err) < 0)
 		return -1;
-	if (mount(cfg->rootfs, cfg->rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
-		return cv_error_errno(err, "bind rootfs `%s` onto itself", cfg->rootfs);
-	if (rootfd >= 0)
-		close(rootfd);
-	rootfd = open(cfg->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return cv_error_errno(err, "open rootfs `%s`", cfg->rootfs);
+	if (stage_rootfs(cfg, err) < 0)
+		return -1;
 
 	for (size_t i = 0; i < cfg->spec->mounts_len; i++)
 		if (cv_mount_one(rootfd, &cfg->spec->mounts[i], cfg, err) < 0)
@@ -103,10 +167,9 @@ int cv_rootfs_finalize(const struct cv_rootfs_config *cfg, cv_error_t *err)
 	unsigned long prop;
 	if (parse_propagation(lx ? lx->rootfs_propagation : NULL, &prop, err) < 0)
 		return -1;
-	cleanup_close int newroot = rootfd >= 0 ? rootfd : open(cfg->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	rootfd = -1;
+	cleanup_close int newroot = rootfd >= 0 ? steal_fd(&rootfd) : cv_rootfs_open(cfg, err);
 	if (newroot < 0)
-		return cv_error_errno(err, "open rootfs `%s`", cfg->rootfs);
+		return -1;
 	if (fchdir(newroot) < 0)
 		return cv_error_errno(err, "chdir to rootfs `%s`", cfg->rootfs);
 
