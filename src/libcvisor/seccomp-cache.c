@@ -128,8 +128,11 @@ int cv_seccomp_cache_key(const oci_seccomp *p, char **out, size_t *out_len)
 
 	if (uname(&u) < 0)
 		return -errno;
-	snprintf(env, sizeof(env), "cvisor %s fmt %d libseccomp %u.%u.%u api %u kernel %s %s %s", PACKAGE_VERSION,
-		 CACHE_FORMAT, ver->major, ver->minor, ver->micro, seccomp_api_get(), u.release, u.version, u.machine);
+	/* not libseccomp's API level: what it reflects (the kernel's seccomp
+	 * features) the kernel's release and build string already pin, and
+	 * probing it costs ten seccomp() calls on every run */
+	snprintf(env, sizeof(env), "cvisor %s fmt %d libseccomp %u.%u.%u kernel %s %s %s", PACKAGE_VERSION,
+		 CACHE_FORMAT, ver->major, ver->minor, ver->micro, u.release, u.version, u.machine);
 	put_str(&b, 'E', env);
 	put_str(&b, 'D', p->default_action);
 	put_u64(&b, 'e', p->default_errno_ret.set, p->default_errno_ret.v);
