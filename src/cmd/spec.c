@@ -66,7 +66,7 @@ int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 		struct cv_sandbox_host host;
 		if (rootless)
 			return cli_usage(cli, err, "--rootless and --policy: a policy follows the caller's uid");
-		if (oci_policy_load(policy_path, &policy, err) < 0 || cv_sandbox_host_init(&host, err) < 0 ||
+		if (oci_policy_load(policy_path, &policy, err) < 0 || cv_sandbox_host_init(&host, policy->network == OCI_POLICY_NET_OUTBOUND, err) < 0 ||
 		    cv_sandbox_spec(policy, &host, NULL, &spec, err) < 0)
 			return -1;
 		char only[64];
@@ -76,11 +76,6 @@ int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 				"cvisor spec: note: %s: only `cvisor do` enforces %s; the config records %s as "
 				"annotations that `cvisor run` does not act on\n",
 				policy_path, only, strchr(only, ',') ? "them" : "it");
-		/* the host's root is bound into an empty staging directory */
-		cleanup_free char *staging = NULL;
-		if (!policy->rootfs && (asprintf(&staging, "%s/%s", bundle, CV_SANDBOX_STAGING_ROOT) < 0 ||
-					(mkdir(staging, 0755) < 0 && errno != EEXIST)))
-			return cv_error_errno(err, "create `%s/%s`", bundle, CV_SANDBOX_STAGING_ROOT);
 	} else if (oci_spec_default(rootless, &spec, err) < 0) {
 		return -1;
 	}

@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "log.h"
+#include "mounts.h"
 #include "sandbox.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -158,143 +159,6 @@ static bool under(const char *path, const char *dir)
 	if (n == 1 && dir[0] == '/')
 		return true;
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-/* ---- the host's submounts ---- */
-
-static int mount_cmp(const void *a, const void *b)
-{
-	return strcmp(((const oci_mount *)a)->destination, ((const oci_mount *)b)->destination);
-}
-
-
-/* Mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *o = s;
-	for (char *p = s; *p; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' &&
-		    p[3] <= '7') {
-			*o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
-			p += 3;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o = '\0';
-}
-
-/* Areas the sandbox replaces with its own mounts: host submounts there are
- * not bound again. */
-static const char *const replaced[] = { "/proc", "/sys", "/dev", "/tmp", "/run" };
-
-static bool is_replaced(const char *rel)
-{
-	for (size_t i = 0; i < sizeof(replaced) / sizeof(replaced[0]); i++)
-		if (under(rel, replaced[i]))
-			return true;
-	return false;
-}
-
-/* Every mount strictly under ROOT becomes a read-only bind at the same place
- * inside: the runtime's read-only root covers only the top mount. The
- * per-mount flags a user namespace locks (nosuid, nodev, noexec, atime) are
- * kept, and nosuid/nodev are always added. */
-static int bind_submounts(oci_spec *s, const char *root, const char *mountinfo, bool userns, cv_error_t *err)
-{
-	cleanup_fclose FILE *f = fopen(mountinfo, "re");
-	if (!f)
-		return cv_error_errno(err, "open `%s`", mountinfo);
-	cleanup_free char *line = NULL;
-	size_t cap = 0;
-	while (getline(&line, &cap, f) > 0) {
-		char mp[PATH_MAX], opts[1024];
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ... */
-		if (sscanf(line, "%*s %*s %*s %*s %4095s %1023s", mp, opts) != 2)
-			continue;
-		unescape(mp);
-		if (strcmp(mp, root) == 0 || !under(mp, root))
-			continue;
-		const char *rel = strcmp(root, "/") == 0 ? mp : mp + strlen(root);
-		if (is_replaced(rel))
-			continue;
-		oci_mount *dup = NULL;
-		for (size_t i = 0; i < s->mounts_len && !dup; i++)
-			if (strcmp(s->mounts[i].destination, rel) == 0)
-				dup = &s->mounts[i];
-		struct stat st;
-		/* a mount point the caller cannot reach cannot be bound by it
-		 * either; what is under it stays hidden by the read-only root */
-		if (stat(mp, &st) < 0)
-			continue;
-		/* in a user namespace the kernel refuses a non-recursive bind
-		 * of a tree holding mounts it locked (EINVAL) */
-		const char *o[8] = { userns ? "rbind" : "bind", "ro", "nosuid", "nodev" };
-		size_t no = 4;
-		char *save = NULL;
-		for (char *t = strtok_r(opts, ",", &save); t && no < 7; t = strtok_r(NULL, ",", &save))
-			if (!strcmp(t, "noexec") || !strcmp(t, "noatime") || !strcmp(t, "nodiratime") ||
-			    !strcmp(t, "relatime") || !strcmp(t, "strictatime"))
-				o[no++] = t;
-		o[no] = NULL;
-		if (dup) {
-			/* already bound as a top-level entry (or mounted twice):
-			 * one bind, with this mount's flags */
-			for (size_t i = 0; i < dup->options.len; i++)
-				free(dup->options.v[i]);
-			dup->options.len = 0;
-			if (strv_addv(&dup->options, o, err) < 0)
-				return -1;
-			continue;
-		}
-		if (add_mount(s, rel, "bind", mp, o, err) < 0)
-			return -1;
-	}
-	if (ferror(f))
-		return cv_error(err, EIO, "read `%s`", mountinfo);
-	return 0;
-}
-
-/* The host's root cannot itself be the container's root (pivot_root needs
- * a new mount, and a bind of "/" onto "/" is not reachable as "/"), so the
- * root is an empty staging directory and every top-level entry of the host's
- * "/" is bound into it read-only, like bubblewrap does. Non-recursive:
- * bind_submounts() adds what is mounted below, read-only too. */
-static int bind_toplevel(oci_spec *s, const char *host_root, bool userns, cv_error_t *err)
-{
-	cleanup_dir DIR *d = opendir(host_root);
-	if (!d)
-		return cv_error_errno(err, "policy: rootfs: open `%s`", host_root);
-	/* recursive in a user namespace: see bind_submounts() */
-	const char *const o[] = { userns ? "rbind" : "bind", "ro", "nosuid", "nodev", NULL };
-	size_t first = s->mounts_len;
-	struct dirent *de;
-	errno = 0;
-	while ((de = readdir(d))) {
-		char dest[NAME_MAX + 2];
-		struct stat st;
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(dest, sizeof(dest), "/%s", de->d_name);
-		if (is_replaced(dest))
-			continue;
-		/* follow symlinks (/bin -> usr/bin): the bind shows the target */
-		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
-			errno = 0;
-			continue;
-		}
-		cleanup_free char *src = NULL;
-		if (asprintf(&src, "%s%s", strcmp(host_root, "/") == 0 ? "" : host_root, dest) < 0)
-			return cv_error(err, ENOMEM, "sandbox spec");
-		if (add_mount(s, dest, "bind", src, o, err) < 0)
-			return -1;
-		errno = 0;
-	}
-	if (errno)
-		return cv_error_errno(err, "policy: rootfs: read `%s`", host_root);
-	/* readdir order is the file system's: sort for a stable config.json */
-	qsort(s->mounts + first, s->mounts_len - first, sizeof(*s->mounts), mount_cmp);
-	return 0;
 }
 
 /* ---- environment ---- */
@@ -490,7 +354,7 @@ static bool find_in_path(const char *name, char *buf, size_t size)
 	return false;
 }
 
-int cv_sandbox_host_init(struct cv_sandbox_host *h, cv_error_t *err)
+int cv_sandbox_host_init(struct cv_sandbox_host *h, bool find_slirp, cv_error_t *err)
 {
 	extern char **environ;
 	memset(h, 0, sizeof(*h));
@@ -512,12 +376,10 @@ int cv_sandbox_host_init(struct cv_sandbox_host *h, cv_error_t *err)
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return cv_error_errno(err, "getrlimit RLIMIT_NOFILE");
 	h->hard_nofile = rl.rlim_max;
-	h->mountinfo_path = "/proc/self/mountinfo";
-	h->host_root = "/";
 	/* the build tree's hook for tests; the installed one otherwise */
 	const char *hook = getenv("CVISOR_SLIRP_HOOK");
 	h->slirp_hook = hook && hook[0] == '/' ? hook : NULL;
-	h->slirp4netns = find_in_path("slirp4netns", h->slirp4netns_buf, sizeof(h->slirp4netns_buf))
+	h->slirp4netns = find_slirp && find_in_path("slirp4netns", h->slirp4netns_buf, sizeof(h->slirp4netns_buf))
 				 ? h->slirp4netns_buf
 				 : NULL;
 	return 0;
@@ -582,15 +444,10 @@ static int build_limits(const oci_policy *p, const struct cv_sandbox_host *h, oc
 	return 0;
 }
 
-static int build_mounts(const oci_policy *p, const struct cv_sandbox_host *h, const char *root, uint32_t uid,
-			uint32_t gid, oci_spec *s, cv_error_t *err)
+static int build_mounts(const oci_policy *p, const struct cv_sandbox_host *h, uint32_t uid, uint32_t gid,
+			oci_spec *s, cv_error_t *err)
 {
 	bool userns = h->uid != 0;
-	if (!p->rootfs && h->host_root && bind_toplevel(s, h->host_root, userns, err) < 0)
-		return -1;
-	if (h->mountinfo_path && bind_submounts(s, root, h->mountinfo_path, userns, err) < 0)
-		return cv_error_prefix(err, "policy: rootfs");
-
 	static const char *const proc_o[] = { "nosuid", "noexec", "nodev", NULL };
 	static const char *const dev_o[] = { "nosuid", "strictatime", "mode=755", "size=65536k", NULL };
 	static const char *const pts_o[] = { "nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", NULL };
@@ -780,9 +637,13 @@ int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *
 	} else if (!(root = strdup("/"))) {
 		return cv_error(err, ENOMEM, "sandbox spec");
 	}
-	if (!(s->root->path = strdup(p->rootfs ? root : CV_SANDBOX_STAGING_ROOT)))
+	/* the root, with every mount below it, read-only, nosuid and nodev
+	 * (the runtime's recursive clone of root.path, see rootfs.c) */
+	if (!(s->root->path = strdup(root)))
 		return cv_error(err, ENOMEM, "sandbox spec");
 	s->root->readonly = true;
+	if (add_annotation(s, CV_ROOTFS_ANNOTATION_FLAGS, "nosuid,nodev", err) < 0)
+		return -1;
 
 	oci_process *proc = s->process;
 	uint32_t uid = p->user_set ? p->uid : (uint32_t)h->uid;
@@ -826,7 +687,7 @@ int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *
 		l->gid_mappings.v[0] = (oci_id_mapping){ .container_id = gid, .host_id = (uint32_t)h->gid, .size = 1 };
 		l->uid_mappings.len = l->gid_mappings.len = 1;
 	}
-	if (build_mounts(p, h, root, uid, gid, s, err) < 0 || build_masks(p, h, root, s, err) < 0)
+	if (build_mounts(p, h, uid, gid, s, err) < 0 || build_masks(p, h, root, s, err) < 0)
 		return -1;
 	if (cv_sandbox_seccomp(&l->seccomp, err) < 0 || build_network_hook(p, h, s, err) < 0)
 		return -1;

@@ -4,12 +4,10 @@
  * touches the kernel beyond reading the host (mount table, rlimits, paths).
  *
  * What a policy becomes (documented once here; README "Sandbox" repeats it):
- *  - root: the policy's rootfs, read-only; or, by default, the host's "/":
- *    an empty staging directory (CV_SANDBOX_STAGING_ROOT, relative to the
- *    bundle) into which every top-level entry of the host's "/" is bound
- *    read-only; in both cases every host submount below is bound read-only
- *    again (a read-only remount of the top alone would leave /home or /work
- *    writable);
+ *  - root: the policy's rootfs or, by default, the host's "/" as root.path,
+ *    read-only, with annotation CV_ROOTFS_ANNOTATION_FLAGS "nosuid,nodev":
+ *    the runtime clones that tree recursively, so every mount below it
+ *    (/home, /work, ...) is read-only, nosuid and nodev too, in one step;
  *  - /proc (own), /dev (tmpfs: null zero full random urandom tty, pts, shm),
  *    /sys read-only, /tmp and /run private tmpfs (host sockets under /run,
  *    such as a Docker socket, stay out of reach: read-only mounts do not stop
@@ -57,10 +55,6 @@
 	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM",     \
 		"COLORTERM", "NO_COLOR", "TZ"
 
-/* root.path for the host's root: an empty directory in the bundle, which
- * `cvisor spec --policy` and `cvisor do` create. */
-#define CV_SANDBOX_STAGING_ROOT "rootfs"
-
 /* Where the private workspace lives inside the sandbox. */
 #define CV_SANDBOX_PRIVATE_WORKSPACE "/tmp/workspace"
 
@@ -78,12 +72,6 @@ struct cv_sandbox_host {
 	gid_t gid;
 	/* current hard limits (RLIM_INFINITY = unlimited) */
 	uint64_t hard_cpu, hard_fsize, hard_nofile;
-	/* /proc/self/mountinfo, to bind host submounts read-only; NULL skips
-	 * that step (unit tests) */
-	const char *mountinfo_path;
-	/* the host root whose top-level entries are bound (normally "/");
-	 * NULL skips that step (unit tests) */
-	const char *host_root;
 	/* hook program for network "outbound" (NULL: CV_SANDBOX_SLIRP_HOOK;
 	 * cv_sandbox_host_init() takes $CVISOR_SLIRP_HOOK, which the test
 	 * harness points at the build tree) */
@@ -98,7 +86,9 @@ struct cv_sandbox_host {
 /* Seconds the runtime gives it to bring the interface up. */
 #define CV_SANDBOX_SLIRP_TIMEOUT 30
 
-int cv_sandbox_host_init(struct cv_sandbox_host *host, cv_error_t *err);
+/* FIND_SLIRP: look slirp4netns up in $PATH (only network "outbound" and
+ * `do --check` need it). */
+int cv_sandbox_host_init(struct cv_sandbox_host *host, bool find_slirp, cv_error_t *err);
 
 /* Builds the spec running ARGS (NULL-terminated, may be NULL for `spec
  * --policy`, which then runs "sh") under POLICY. Errors name the policy key

@@ -57,23 +57,6 @@ static int bundles_dir(const struct cvisor_context *ctx, char **out, cv_error_t 
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	if (remove(path) < 0 && errno != ENOENT)
-		cv_warn("sandbox cleanup: remove `%s`: %s", path, strerror(errno));
-	return 0;
-}
-
-/* The bundle holds only what we made (nothing, or a private staging root
- * when the shared one cannot serve): a depth-first walk that never follows symlinks nor crosses mounts. */
-static void remove_tree(const char *path)
-{
-	(void)nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-}
-
 /* A run is alive while its supervisor (or the watcher, which shares the
  * open file) holds an OFD write lock on byte PID of this file; the run's id
  * is do-PID-...: no directory per run to make and remove (each costs ~1 ms
@@ -108,64 +91,36 @@ static pid_t run_pid(const char *name)
 	return *end == '-' && v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
 }
 
-/* Kills and deletes container ID if it exists and belongs to the sandbox
- * (its bundle is DIR or under it), then removes its own bundle, if any. */
-static void destroy_leftover_in(const struct cvisor_context *ctx, const char *id, const char *bundle,
-				const char *dir)
+/* Kills and deletes container ID if it exists and is a sandbox run (its
+ * bundle is DIR). */
+static bool destroy_leftover(const struct cvisor_context *ctx, const char *id, const char *dir)
 {
 	cleanup_container struct cv_container *c = NULL;
 	cleanup_error cv_error_t e = NULL;
-	if (cv_container_load(ctx, id, &c, &e) == 0) {
-		const char *b = c->state && c->state->bundle ? c->state->bundle : "";
-		size_t n = dir ? strlen(dir) : 0;
-		if (dir && !(strncmp(b, dir, n) == 0 && (b[n] == '\0' || b[n] == '/')))
-			return;
-		if (cv_container_kill_wait(c, &e) < 0)
-			cv_warn("sandbox %s: %s", id, e->msg);
-		cv_error_release(&e);
-		if (cv_container_destroy(c, NULL, &e) < 0)
-			cv_warn("sandbox %s: %s", id, e->msg);
-	}
-	if (bundle)
-		remove_tree(bundle);
+	if (cv_container_load(ctx, id, &c, &e) < 0)
+		return false;
+	if (dir && !(c->state && c->state->bundle && !strcmp(c->state->bundle, dir)))
+		return false;
+	if (cv_container_kill_wait(c, &e) < 0)
+		cv_warn("sandbox %s: %s", id, e->msg);
+	cv_error_release(&e);
+	if (cv_container_destroy(c, NULL, &e) < 0)
+		cv_warn("sandbox %s: %s", id, e->msg);
+	return true;
 }
 
-static void destroy_leftover(const struct cvisor_context *ctx, const char *id, const char *bundle)
-{
-	destroy_leftover_in(ctx, id, bundle, NULL);
-}
-
+/* A run leaves only its container (its bundle is the bundles directory,
+ * its config.json a memfd): a container named do-PID-... whose byte PID of
+ * LIVE_FILE nobody holds is a leftover. */
 int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_t *err)
 {
 	cleanup_free char *dir = NULL;
 	if (bundles_dir(ctx, &dir, err) < 0)
 		return -1;
 	*removed = 0;
-	cleanup_dir DIR *d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : cv_error_errno(err, "open `%s`", dir);
 	cleanup_close int lfd = live_fd(dir);
-	/* runs with a directory of their own (a private staging root, or
-	 * made by an older cvisor with a `lock` file inside) */
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, CV_SANDBOX_STAGING_ROOT))
-			continue;
-		cleanup_free char *bundle = NULL, *lock = NULL;
-		if (asprintf(&bundle, "%s/%s", dir, de->d_name) < 0 || asprintf(&lock, "%s/lock", bundle) < 0)
-			return cv_error(err, ENOMEM, "gc");
-		pid_t pid = run_pid(de->d_name);
-		if (pid > 0 && lfd >= 0 && live_lock(lfd, pid, F_WRLCK, F_OFD_GETLK) != F_UNLCK)
-			continue;
-		cleanup_close int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
-			continue;
-		destroy_leftover(ctx, de->d_name, bundle);
-		(*removed)++;
-	}
-	/* runs on the shared staging root: only their container exists */
 	if (lfd < 0)
-		return 0;
+		return errno == ENOENT ? 0 : cv_error_errno(err, "open `%s/" LIVE_FILE "`", dir);
 	cleanup_free char *root = NULL;
 	char **ids = NULL;
 	size_t n = 0;
@@ -173,13 +128,8 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		pid_t pid = run_pid(ids[i]);
-		struct stat st;
-		cleanup_free char *bundle = NULL;
-		if (pid > 0 && live_lock(lfd, pid, F_WRLCK, F_OFD_GETLK) == F_UNLCK &&
-		    asprintf(&bundle, "%s/%s", dir, ids[i]) >= 0 && lstat(bundle, &st) < 0 && errno == ENOENT) {
-			destroy_leftover_in(ctx, ids[i], NULL, dir);
+		if (pid > 0 && live_lock(lfd, pid, F_WRLCK, F_OFD_GETLK) == F_UNLCK && destroy_leftover(ctx, ids[i], dir))
 			(*removed)++;
-		}
 		free(ids[i]);
 	}
 	free(ids);
@@ -450,11 +400,9 @@ static bool cgroup_available(char *why, size_t size)
 struct run {
 	const struct cvisor_context *ctx;
 	char id[64];
-	char *bundle;
+	char *bundle; /* the bundles directory, every run's bundle */
 	int lockfd;   /* LIVE_FILE, our byte locked */
 	int configfd; /* memfd holding config.json */
-	char *shared_bundle;
-	const char *run_bundle; /* the container's bundle: bundle or shared_bundle */
 	char config_path[64];
 	int watch_fd;
 	pid_t watcher;
@@ -468,9 +416,6 @@ static void run_release(struct run *R)
 	for (int i = 0; i < 2; i++)
 		if (R->streams[i].in >= 0)
 			close(R->streams[i].in);
-	if (R->bundle)
-		remove_tree(R->bundle);
-	free(R->shared_bundle);
 	stop_watcher(R->watch_fd, R->watcher);
 	if (R->lockfd >= 0)
 		close(R->lockfd);
@@ -479,69 +424,14 @@ static void run_release(struct run *R)
 	free(R->bundle);
 }
 
-/* The staging root (see sandbox.h) is shared by every run and kept: one
- * empty directory or file per top-level mount point, made once. A file made
- * on this disk costs ~1 ms, and the runtime would otherwise make ~30 mount
- * points per run in a fresh staging directory (then this process would
- * remove them). Only mount points are ever made here, by root, in a 0700
- * directory; each container binds it in its own mount namespace, so
- * concurrent runs share it safely. Returns false when an entry has the wrong
- * type for its mount (the host changed) or a top-level mount point is not a
- * name of the host's "/": the caller then stages privately. A name removed
- * from the host's "/" later stays as an empty mount point. */
-static bool shared_staging(const char *dir, const oci_spec *spec)
-{
-	cleanup_free char *path = NULL;
-	if (asprintf(&path, "%s/%s", dir, CV_SANDBOX_STAGING_ROOT) < 0)
-		return false;
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return false;
-	cleanup_close int sfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat st;
-	if (sfd < 0 || fstat(sfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022))
-		return false;
-	for (size_t i = 0; i < spec->mounts_len; i++) {
-		const oci_mount *m = &spec->mounts[i];
-		const char *name = m->destination + 1;
-		if (m->destination[0] != '/' || !*name || strchr(name, '/') || !strcmp(name, ".") ||
-		    !strcmp(name, ".."))
-			continue;
-		/* only names of the host's "/" (and the areas the sandbox
-		 * replaces): listing the sandbox's "/" never shows a mount
-		 * point of another run's policy */
-		static const char *const own[] = { "proc", "sys", "dev", "tmp", "run" };
-		bool known = false;
-		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
-			known = known || !strcmp(name, own[k]);
-		if (!known && fstatat(AT_FDCWD, m->destination, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return false;
-		struct stat src;
-		bool file = m->type && !strcmp(m->type, "bind") && m->source && stat(m->source, &src) == 0 &&
-			    !S_ISDIR(src.st_mode);
-		if (fstatat(sfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			if (file ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode))
-				return false;
-			continue;
-		}
-		if (errno != ENOENT)
-			return false;
-		if (file) {
-			int fd = openat(sfd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-			if (fd < 0)
-				return false;
-			close(fd);
-		} else if (mkdirat(sfd, name, 0755) < 0 && errno != EEXIST) {
-			return false;
-		}
-	}
-	return true;
-}
-
+/* The container's bundle is the bundles directory: root.path is absolute
+ * (the host's "/" or the policy's rootfs) and config.json a memfd, so a run
+ * makes no file of its own there. */
 static int make_bundle(struct run *R, const oci_policy *policy, char *const *args, cv_error_t *err)
 {
-	cleanup_free char *dir = NULL;
-	if (bundles_dir(R->ctx, &dir, err) < 0)
+	if (bundles_dir(R->ctx, &R->bundle, err) < 0)
 		return -1;
+	const char *dir = R->bundle;
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return cv_error_errno(err, "create `%s`", dir);
 	/* the pid in the id is the byte of LIVE_FILE we hold (see cv_sandbox_gc) */
@@ -554,34 +444,9 @@ static int make_bundle(struct run *R, const oci_policy *policy, char *const *arg
 	cleanup_spec oci_spec *spec = NULL;
 	cleanup_free char *json = NULL;
 	size_t len = 0;
-	if (cv_sandbox_host_init(&host, err) < 0 || cv_sandbox_spec(policy, &host, args, &spec, err) < 0)
+	if (cv_sandbox_host_init(&host, policy->network == OCI_POLICY_NET_OUTBOUND, err) < 0 ||
+	    cv_sandbox_spec(policy, &host, args, &spec, err) < 0)
 		return -1;
-	/* The container's bundle: the bundles directory itself with the shared
-	 * staging root (root.path stays relative, so config.json is the same as
-	 * `spec --policy` writes), else this run's directory. */
-	if (policy->rootfs || shared_staging(dir, spec)) {
-		if (!(R->shared_bundle = strdup(dir)))
-			return cv_error(err, ENOMEM, "sandbox");
-		R->run_bundle = R->shared_bundle;
-	} else {
-		/* a private staging root, in a directory of the run's own */
-		if (asprintf(&R->bundle, "%s/%s", dir, R->id) < 0) {
-			R->bundle = NULL;
-			return cv_error(err, ENOMEM, "sandbox");
-		}
-		if (mkdir(R->bundle, 0700) < 0) {
-			int r = cv_error_errno(err, "create `%s`", R->bundle);
-			free(R->bundle);
-			R->bundle = NULL;
-			return r;
-		}
-		cleanup_free char *staging = NULL;
-		if (asprintf(&staging, "%s/%s", R->bundle, CV_SANDBOX_STAGING_ROOT) < 0)
-			return cv_error(err, ENOMEM, "sandbox");
-		if (mkdir(staging, 0755) < 0)
-			return cv_error_errno(err, "create `%s`", staging);
-		R->run_bundle = R->bundle;
-	}
 	if (oci_spec_emit(spec, false, &json, &len, err) < 0)
 		return -1;
 	/* config.json in memory: the runtime reads it once (and keeps its own
@@ -676,7 +541,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	/* orphans of hooks come to us, see reap_orphans() */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		cv_warn("sandbox: PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
-	struct cvisor_create_options o = { .struct_size = sizeof(o), .bundle = R.run_bundle,
+	struct cvisor_create_options o = { .struct_size = sizeof(o), .bundle = R.bundle,
 					   .config_path = R.config_path };
 	if (capped && swap_output(child_ends[0], child_ends[1], err) < 0)
 		goto out;
@@ -893,7 +758,7 @@ int cv_sandbox_check(const struct cvisor_context *ctx, FILE *out, cv_error_t *er
 	fprintf(out, "%-17s supervisor (stdout and stderr copied through pipes)\n", "max_output_bytes");
 	struct cv_sandbox_host host;
 	cleanup_error cv_error_t e = NULL;
-	if (cv_sandbox_host_init(&host, &e) < 0)
+	if (cv_sandbox_host_init(&host, true, &e) < 0)
 		fprintf(out, "%-17s \"outbound\" unknown: %s\n", "network", e->msg);
 	else if (!host.slirp4netns)
 		fprintf(out, "%-17s \"none\" and \"host\"; \"outbound\" unavailable: slirp4netns is not in PATH\n",

@@ -38,6 +38,11 @@ start_host_server() {
 }
 
 teardown() {
+	# a host mount made by a test (see the submount test)
+	if [ -n "${SB_SUBMOUNT:-}" ]; then
+		mountpoint -q "$SB_SUBMOUNT" && umount "$SB_SUBMOUNT"
+		rmdir "$SB_SUBMOUNT"
+	fi
 	nobody_teardown
 	cvisor gc >/dev/null 2>&1 || true
 	cv_teardown
@@ -49,8 +54,8 @@ assert_clean() {
 	run cvisor list -q
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	# the shared staging root (empty mount points) and the liveness lock file stay; nothing else
-	[ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vxE "rootfs|\.live")" ]
+	# only the liveness lock file stays: a run makes no file of its own
+	[ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vx "\.live")" ]
 }
 
 @test "sandbox: the host root is read-only (EROFS inside, nothing written outside)" {
@@ -60,6 +65,26 @@ assert_clean() {
 	[[ "$output" == *"Read-only file system"* ]]
 	[[ "$output" == *"rc=1"* ]]
 	[ ! -e /usr/cvisor-sb-test ]
+	assert_clean
+}
+
+@test "sandbox: a host mount below the root is read-only, nosuid and nodev too (one recursive clone)" {
+	requires_root
+	# outside /tmp, which the sandbox replaces
+	SB_SUBMOUNT="$(mktemp -d /var/tmp/cvisor-sb-sub.XXXXXX)"
+	mount -t tmpfs -o size=1m tmpfs "$SB_SUBMOUNT"
+	mknod "$SB_SUBMOUNT/null" c 1 3
+	run cvisor do -- sh -c "touch $SB_SUBMOUNT/x 2>&1; echo >$SB_SUBMOUNT/null 2>&1 || echo nodev-denied;
+		grep \" $SB_SUBMOUNT \" /proc/self/mountinfo | cut -d' ' -f6"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *"Read-only file system"* ]]
+	[ "${lines[2]}" = nodev-denied ]
+	[[ ",${lines[3]}," == *",ro,"* ]]
+	[[ ",${lines[3]}," == *",nosuid,"* ]]
+	[[ ",${lines[3]}," == *",nodev,"* ]]
+	# outside, the mount is as it was: writable, the device usable
+	touch "$SB_SUBMOUNT/y"
+	echo >"$SB_SUBMOUNT/null"
 	assert_clean
 }
 
@@ -261,7 +286,7 @@ nobody_teardown() {
 	[ ! -e /usr/x ]
 	# nothing left: no container, no bundle, no process
 	[ -z "$(ls -A "$NR/root" 2>/dev/null)" ]
-	[ -z "$(ls -A "$NR/root-sandbox" 2>/dev/null | grep -vxE "rootfs|\.live")" ]
+	[ -z "$(ls -A "$NR/root-sandbox" 2>/dev/null | grep -vx "\.live")" ]
 	! pgrep -u nobody -f "$NR" >/dev/null
 	nobody_teardown
 }
@@ -374,7 +399,8 @@ nobody_teardown() {
 	kill -9 $pid
 	for _ in $(seq 50); do pgrep -f '^sleep 4713' >/dev/null || break; sleep 0.1; done
 	! pgrep -f '^sleep 4713'
-	for _ in $(seq 50); do [ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vxE "rootfs|\.live")" ] && break; sleep 0.1; done
+	# the watcher removes the container without any further command
+	for _ in $(seq 50); do [ -z "$(cvisor list -q)" ] && break; sleep 0.1; done
 	assert_clean
 }
 
@@ -391,7 +417,10 @@ nobody_teardown() {
 	run "$CVISOR" spec --policy "$CV_TMP/policy.json" --bundle "$CV_TMP/b"
 	[ "$status" -eq 0 ]
 	[ "$output" = "cvisor spec: note: $CV_TMP/policy.json: only \`cvisor do\` enforces timeout, max_output_bytes; the config records them as annotations that \`cvisor run\` does not act on" ]
-	[ -d "$CV_TMP/b/rootfs" ]
+	# the host's root itself, no staging directory in the bundle
+	[ "$(jq -r .root.path "$CV_TMP/b/config.json")" = / ]
+	[ "$(jq -r '.annotations["org.cvisor.rootfs.flags"]' "$CV_TMP/b/config.json")" = nosuid,nodev ]
+	[ ! -e "$CV_TMP/b/rootfs" ]
 	[ "$(jq -r .linux.resources.memory.limit "$CV_TMP/b/config.json")" = 67108864 ]
 	[ "$(jq -r '.annotations["org.cvisor.sandbox.timeout-ms"]' "$CV_TMP/b/config.json")" = 2000 ]
 

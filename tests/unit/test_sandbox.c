@@ -1,6 +1,6 @@
 /* Unit tests for src/libcvisor/sandbox.c: policy -> OCI spec. The host is
- * described by a struct (environment, home, ids, hard limits, a mountinfo
- * fixture), so every case is deterministic. */
+ * described by a struct (environment, home, ids, hard limits),
+ * so every case is deterministic. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,11 +13,12 @@
 #include "cleanup.h"
 #include "oci/policy.h"
 #include "oci/spec.h"
+#include "mounts.h"
 #include "sandbox.h"
 #include "tap.h"
 
 static char tmpdir[] = "/tmp/cvisor-test-sandbox-XXXXXX";
-static char home[256], mountinfo[256], workspace[256];
+static char home[256], workspace[256];
 
 static char *env_fixture[] = { "PATH=/usr/bin:/bin", "SECRET_TOKEN=hunter2", "LC_ALL=C.UTF-8", "HOME=/home/u",
 			       "FOO=1", "TERMINAL_SECRET=x", "TERM=xterm", NULL };
@@ -26,7 +27,7 @@ static struct cv_sandbox_host host(uid_t uid)
 {
 	struct cv_sandbox_host h = { .environ = env_fixture, .home = home, .uid = uid, .gid = uid,
 				     .hard_cpu = RLIM_INFINITY, .hard_fsize = RLIM_INFINITY,
-				     .hard_nofile = 4096, .mountinfo_path = mountinfo, .host_root = "/" };
+				     .hard_nofile = 4096 };
 	return h;
 }
 
@@ -118,7 +119,6 @@ static void setup(void)
 		abort();
 	snprintf(home, sizeof(home), "%s/home", tmpdir);
 	snprintf(workspace, sizeof(workspace), "%s/ws", tmpdir);
-	snprintf(mountinfo, sizeof(mountinfo), "%s/mountinfo", tmpdir);
 	char p[512];
 	if (mkdir(home, 0700) < 0 || mkdir(workspace, 0700) < 0)
 		abort();
@@ -128,21 +128,6 @@ static void setup(void)
 	snprintf(p, sizeof(p), "%s/ws/.git", tmpdir);
 	if (mkdir(p, 0700) < 0)
 		abort();
-	FILE *f = fopen(mountinfo, "w");
-	if (!f)
-		abort();
-	/* "/" itself, a submount to re-bind, ones under replaced areas, an
-	 * escaped name, a noexec one, and a path that does not exist */
-	fprintf(f, "21 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
-		   "22 21 8:2 / /tmp rw,nosuid,nodev shared:2 - tmpfs tmpfs rw\n"
-		   "23 21 0:5 / /proc rw,nosuid,nodev,noexec,relatime shared:3 - proc proc rw\n"
-		   "24 23 0:6 / /proc/sys/fs/binfmt_misc rw,relatime - binfmt_misc binfmt_misc rw\n"
-		   "25 21 8:3 / /etc rw,noexec,relatime shared:4 - ext4 /dev/sda3 rw\n"
-		   "26 21 8:4 / /nonexistent\\040dir rw shared:5 - ext4 /dev/sda4 rw\n"
-		   "27 21 0:7 / /run rw,nosuid shared:6 - tmpfs tmpfs rw\n"
-		   "28 22 8:5 / %s rw shared:7 - ext4 /dev/sda5 rw\n",
-		tmpdir);
-	fclose(f);
 }
 
 static void cleanup(void)
@@ -161,12 +146,14 @@ static void test_defaults(void)
 		tap_diag("%s", msg);
 		return;
 	}
-	ok(s->root && !strcmp(s->root->path, CV_SANDBOX_STAGING_ROOT) && s->root->readonly,
-	   "root: a read-only staging directory");
-	const oci_mount *usr = mount_at(s, "/usr"), *etc = mount_at(s, "/etc");
-	ok(usr && !strcmp(usr->source, "/usr") && has(&usr->options, "ro") && !has(&usr->options, "rbind") &&
-		   !mount_at(s, "/proc/sys") && etc < mount_at(s, "/proc"),
-	   "host top-level directories bound read-only into it, before the rest");
+	ok(s->root && !strcmp(s->root->path, "/") && s->root->readonly, "root: the host's \"/\", read-only");
+	const char *flags = NULL;
+	for (size_t i = 0; i < s->annotations.len; i++)
+		if (!strcmp(s->annotations.v[i].key, CV_ROOTFS_ANNOTATION_FLAGS))
+			flags = s->annotations.v[i].value;
+	is_str(flags, "nosuid,nodev", "the whole root tree nosuid and nodev (annotation)");
+	ok(!mount_at(s, "/usr") && !mount_at(s, "/etc") && !mount_at(s, "/"),
+	   "no bind per host entry or submount: the runtime clones the tree");
 	ok(has_ns(s, "pid") && has_ns(s, "mount") && has_ns(s, "ipc") && has_ns(s, "uts") && has_ns(s, "network") &&
 		   has_ns(s, "cgroup"),
 	   "pid, mount, ipc, uts, network and cgroup namespaces");
@@ -183,18 +170,6 @@ static void test_defaults(void)
 	ok(proc && !strcmp(proc->type, "proc"), "own /proc");
 	ok(dev && !strcmp(dev->type, "tmpfs") && mount_at(s, "/dev/pts") && mount_at(s, "/dev/shm"), "minimal /dev");
 	ok(sys && !strcmp(sys->type, "sysfs") && has(&sys->options, "ro"), "read-only sysfs");
-
-	/* submounts of the host root come back read-only */
-	const oci_mount *sub = mount_at(s, "/etc");
-	size_t etcs = 0;
-	for (size_t i = 0; i < s->mounts_len; i++)
-		etcs += !strcmp(s->mounts[i].destination, "/etc");
-	ok(etcs == 1, "a submount that is also a top-level entry is bound once");
-	ok(sub && !strcmp(sub->type, "bind") && has(&sub->options, "ro") && has(&sub->options, "noexec") &&
-		   has(&sub->options, "nosuid") && has(&sub->options, "relatime") && !has(&sub->options, "rbind"),
-	   "host submount bound read-only, non-recursively, keeping its locked flags");
-	ok(!mount_at(s, "/proc/sys/fs/binfmt_misc") && !mount_at(s, tmpdir) && sub < proc, "submounts under replaced areas are skipped");
-	ok(!mount_at(s, "/nonexistent dir"), "a submount that cannot be reached is skipped");
 
 	const oci_process *p = s->process;
 	ok(p->no_new_privileges, "noNewPrivileges");
@@ -448,6 +423,25 @@ static void test_network(void)
 	free(msg);
 }
 
+static void test_rootfs(void)
+{
+	char json[512];
+	snprintf(json, sizeof(json), "{\"rootfs\": \"%s\"}", workspace);
+	cleanup_free char *msg = NULL;
+	cleanup_spec oci_spec *s = convert(json, 0, &msg);
+	ok(s && !strcmp(s->root->path, workspace) && s->root->readonly,
+	   "rootfs: that directory as root.path, read-only");
+	size_t n = 0;
+	for (size_t i = 0; s && i < s->annotations.len; i++)
+		n += !strcmp(s->annotations.v[i].key, CV_ROOTFS_ANNOTATION_FLAGS) &&
+		     !strcmp(s->annotations.v[i].value, "nosuid,nodev");
+	ok(n == 1, "rootfs: nosuid and nodev throughout, as for the host's root");
+	cleanup_free char *msg2 = NULL;
+	cleanup_spec oci_spec *bad = convert("{\"rootfs\": \"/nonexistent-cvisor-rootfs\"}", 0, &msg2);
+	ok(!bad && msg2 && strstr(msg2, "rootfs") && strstr(msg2, "/nonexistent-cvisor-rootfs"),
+	   "rootfs: a missing directory is an error naming it");
+}
+
 int main(void)
 {
 	setup();
@@ -456,6 +450,7 @@ int main(void)
 	test_rootless_and_user();
 	test_paths();
 	test_network();
+	test_rootfs();
 	cleanup();
 	return tap_done();
 }
