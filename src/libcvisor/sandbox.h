@@ -21,6 +21,8 @@
  *  - the program runs as the policy's user (default: the caller's uid/gid),
  *    with no capabilities, noNewPrivileges, RLIMIT_CORE 0 and the seccomp
  *    profile of cv_sandbox_seccomp();
+ *  - cgroup v1 hierarchies (CV_CGROUP_ANNOTATION_CONTROLLERS): memory, and
+ *    pids and cpu,cpuacct when limited;
  *  - memory -> memory limit; cpus -> cpu quota over a 100 ms period;
  *    processes -> pids limit; cpu_seconds -> RLIMIT_CPU (SIGXCPU at the
  *    limit, SIGKILL a second later); max_file_size -> RLIMIT_FSIZE;

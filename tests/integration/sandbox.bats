@@ -341,6 +341,28 @@ nobody_teardown() {
 	assert_clean
 }
 
+@test "sandbox: only the cgroup hierarchies of the limits set, plus memory" {
+	requires_root
+	[ -d /sys/fs/cgroup/pids ] && [ -d /sys/fs/cgroup/blkio ] || skip "needs cgroup v1 hierarchies"
+	cvisor do --processes 64 -- sh -c 'sleep 2; : 4715' &
+	cv_track_pid $!
+	local do_pid=$! p=""
+	for _ in $(seq 50); do p="$(pgrep -f '^sh -c sleep 2; : 4715$')" && break; sleep 0.1; done
+	[ -n "$p" ]
+	local cg
+	cg="$(cat "/proc/$p/cgroup")"
+	wait "$do_pid"
+	echo "$cg"
+	[[ "$(grep ':memory:' <<<"$cg")" == */do-* ]]
+	[[ "$(grep ':pids:' <<<"$cg")" == */do-* ]]
+	# not joined: it stays in cvisor's own cgroup there
+	[[ "$(grep ':blkio:' <<<"$cg")" != */do-* ]]
+	[[ "$(grep ':freezer:' <<<"$cg")" != */do-* ]]
+	[[ "$(grep ':devices:' <<<"$cg")" != */do-* ]]
+	[[ "$(grep -E ':cpu(,cpuacct)?:' <<<"$cg")" != */do-* ]]
+	assert_clean
+}
+
 @test "sandbox: cpu_seconds limit kills with SIGXCPU and is reported" {
 	requires_root
 	# as its pid namespace's init the shell ignores SIGXCPU: the hard

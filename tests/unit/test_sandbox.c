@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "oci/policy.h"
 #include "oci/spec.h"
+#include "cgroups.h"
 #include "mounts.h"
 #include "sandbox.h"
 #include "tap.h"
@@ -138,6 +139,14 @@ static void cleanup(void)
 		tap_diag("could not remove %s", tmpdir);
 }
 
+static const char *annotation(const oci_spec *s, const char *key)
+{
+	for (size_t i = 0; s && i < s->annotations.len; i++)
+		if (!strcmp(s->annotations.v[i].key, key))
+			return s->annotations.v[i].value;
+	return NULL;
+}
+
 static void test_defaults(void)
 {
 	cleanup_free char *msg = NULL;
@@ -147,11 +156,7 @@ static void test_defaults(void)
 		return;
 	}
 	ok(s->root && !strcmp(s->root->path, "/") && s->root->readonly, "root: the host's \"/\", read-only");
-	const char *flags = NULL;
-	for (size_t i = 0; i < s->annotations.len; i++)
-		if (!strcmp(s->annotations.v[i].key, CV_ROOTFS_ANNOTATION_FLAGS))
-			flags = s->annotations.v[i].value;
-	is_str(flags, "nosuid,nodev", "the whole root tree nosuid and nodev (annotation)");
+	is_str(annotation(s, CV_ROOTFS_ANNOTATION_FLAGS), "nosuid,nodev", "the whole root tree nosuid and nodev (annotation)");
 	ok(!mount_at(s, "/usr") && !mount_at(s, "/etc") && !mount_at(s, "/"),
 	   "no bind per host entry or submount: the runtime clones the tree");
 	ok(has_ns(s, "pid") && has_ns(s, "mount") && has_ns(s, "ipc") && has_ns(s, "uts") && has_ns(s, "network") &&
@@ -181,6 +186,8 @@ static void test_defaults(void)
 	const oci_rlimit *core = rlimit(s, "RLIMIT_CORE");
 	ok(core && core->soft == 0 && core->hard == 0, "no core files");
 	ok(!rlimit(s, "RLIMIT_CPU") && !rlimit(s, "RLIMIT_NOFILE") && !s->linux_->resources, "no limits unless asked");
+	is_str(annotation(s, CV_CGROUP_ANNOTATION_CONTROLLERS), "memory",
+	       "cgroup hierarchies: only memory (peak and OOM kills for the report)");
 
 	ok(env_has_name(s, "PATH") && env_has_name(s, "LC_ALL") && env_has_name(s, "HOME") && env_has_name(s, "TERM"),
 	   "default allowlist passes PATH, LC_*, HOME, TERM");
@@ -251,6 +258,8 @@ static void test_limits(void)
 	ok(r && r->memory && r->memory->limit.set && r->memory->limit.v == 512 << 20, "memory limit");
 	ok(r && r->cpu && r->cpu->quota.v == 150000 && r->cpu->period.v == 100000, "cpus 1.5 -> 150 ms per 100 ms");
 	ok(r && r->has_pids && r->pids_limit.v == 64, "pids limit");
+	is_str(annotation(s, CV_CGROUP_ANNOTATION_CONTROLLERS), "memory,pids,cpu,cpuacct",
+	       "cgroup hierarchies: memory, pids and cpu when limited");
 	const oci_rlimit *cpu = rlimit(s, "RLIMIT_CPU"), *fsz = rlimit(s, "RLIMIT_FSIZE"),
 			 *nof = rlimit(s, "RLIMIT_NOFILE");
 	ok(cpu && cpu->soft == 10 && cpu->hard == 11, "RLIMIT_CPU: SIGXCPU at 10 s, SIGKILL at 11 s");
@@ -431,11 +440,8 @@ static void test_rootfs(void)
 	cleanup_spec oci_spec *s = convert(json, 0, &msg);
 	ok(s && !strcmp(s->root->path, workspace) && s->root->readonly,
 	   "rootfs: that directory as root.path, read-only");
-	size_t n = 0;
-	for (size_t i = 0; s && i < s->annotations.len; i++)
-		n += !strcmp(s->annotations.v[i].key, CV_ROOTFS_ANNOTATION_FLAGS) &&
-		     !strcmp(s->annotations.v[i].value, "nosuid,nodev");
-	ok(n == 1, "rootfs: nosuid and nodev throughout, as for the host's root");
+	is_str(annotation(s, CV_ROOTFS_ANNOTATION_FLAGS), "nosuid,nodev",
+	       "rootfs: nosuid and nodev throughout, as for the host's root");
 	cleanup_free char *msg2 = NULL;
 	cleanup_spec oci_spec *bad = convert("{\"rootfs\": \"/nonexistent-cvisor-rootfs\"}", 0, &msg2);
 	ok(!bad && msg2 && strstr(msg2, "rootfs") && strstr(msg2, "/nonexistent-cvisor-rootfs"),
