@@ -146,8 +146,9 @@ int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 
 static const char gc_help[] = "Usage: cvisor gc\n"
 			      "\n"
-			      "Removes the containers and private directories of `cvisor do` runs whose\n"
-			      "supervisor is gone (killed, or the machine stopped).\n";
+			      "Removes the cgroups of `cvisor do` runs whose supervisor and watcher were\n"
+			      "both killed (their processes died with the supervisor; a run writes\n"
+			      "nothing else to keep).\n";
 
 int cmd_gc(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {
@@ -161,6 +162,7 @@ int cmd_gc(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	if (cv_sandbox_gc(&cli->ctx, &removed, err) < 0)
 		return -1;
 	if (removed)
-		fprintf(stderr, "cvisor gc: removed %u leftover sandbox%s\n", removed, removed == 1 ? "" : "es");
+		fprintf(stderr, "cvisor gc: removed %u cgroup director%s of dead sandboxes\n", removed,
+			removed == 1 ? "y" : "ies");
 	return 0;
 }

@@ -635,6 +635,49 @@ static int open_v1_root(const char *controllers, char *root, size_t size)
 	return fd;
 }
 
+int cv_cgroup_remove_stale(bool (*stale)(const char *name, void *arg), void *arg, unsigned *removed,
+			   cv_error_t *err)
+{
+	char buf[4096], root[512];
+	struct own_line lines[64];
+	size_t nlines = 0;
+	enum cv_cgroup_layout layout;
+	*removed = 0;
+	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof buf, lines, 64, &nlines, err) < 0)
+		return -1;
+	for (size_t i = 0; i < nlines; i++) {
+		const struct own_line *l = &lines[i];
+		cleanup_close int rootfd = -1;
+		if (l->v2) {
+			if (layout == CV_CGROUP_LEGACY)
+				continue;
+			rootfd = open(layout == CV_CGROUP_UNIFIED ? CGROUP_ROOT : UNIFIED_HYBRID,
+				      O_PATH | O_DIRECTORY | O_CLOEXEC);
+		} else if (layout != CV_CGROUP_UNIFIED && *l->controllers) {
+			rootfd = open_v1_root(l->controllers, root, sizeof root);
+		}
+		const char *own = l->path;
+		while (*own == '/')
+			own++;
+		cleanup_close int dfd = rootfd < 0 ? -1 : openat(rootfd, *own ? own : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		cleanup_dir DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+		if (!d)
+			continue;
+		dfd = -1; /* the DIR owns it */
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (de->d_type == DT_DIR && de->d_name[0] != '.' && stale(de->d_name, arg)) {
+				/* empty by now (its processes died with their runtime): a
+				 * busy one is left for a later run */
+				if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) == 0)
+					(*removed)++;
+				else if (errno != ENOENT && errno != EBUSY)
+					cv_warn("cgroup gc: remove `%s/%s`: %s", l->path, de->d_name, strerror(errno));
+			}
+	}
+	return 0;
+}
+
 /* Pure v2: enables the available controllers in every ancestor of `rel`
  * from `start_len` (the caller's own cgroup) down to the leaf's parent. */
 static int v2_enable_ancestors(int rootfd, const char *rel, size_t start_len, cv_error_t *err)

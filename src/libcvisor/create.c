@@ -55,6 +55,9 @@ struct launch {
 	const struct cvisor_create_options *opts;
 	bool run_mode;
 	bool detach;
+	/* cvisor do: no record in the state store, nothing written to disk; the
+	 * container process dies with the runtime (see cv_run_transient) */
+	bool transient;
 	/* outputs kept for run */
 	pid_t pid;
 	int pidfd;
@@ -355,14 +358,15 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	r = cv_context_root(ctx, &c->root, err);
 	if (r < 0)
 		return r;
-	r = cv_store_create(c->root, id, &c->entry, err);
-	if (r < 0)
-		return r;
-	created = true;
+	if (!L->transient) {
+		r = cv_store_create(c->root, id, &c->entry, err);
+		if (r < 0)
+			return r;
+		created = true;
+	}
 
 	/* From here on, every failure goes to `fail` and removes what exists. */
-	r = write_at(c->entry->dirfd, "config.json", config_data, config_len, err);
-	if (r < 0)
+	if (c->entry && (r = write_at(c->entry->dirfd, "config.json", config_data, config_len, err)) < 0)
 		goto fail;
 	r = cv_cgroup_create(&cgc, &c->cg, err);
 	if (r < 0)
@@ -452,7 +456,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		close(sock_parent);
 		/* The store lock is a flock on an open file: holding a copy of its
 		 * fd would keep every later command on this container waiting. */
-		close(c->entry->lockfd);
+		if (c->entry)
+			close(c->entry->lockfd);
 		int listen = 0;
 		const char *lf = getenv("LISTEN_FDS");
 		if (lf)
@@ -473,6 +478,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			.cgroup_join = &cgjoin,
 			.unshare_cgroupns = late_cgroupns,
 			.mount_fds = idmap_fds,
+			.die_with_parent = L->transient,
 		};
 		cv_child_main(&cc);
 	}
@@ -571,7 +577,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	 * prepares its root: we hold the entry's lock until the program runs,
 	 * so nobody reads it early, and the file it creates (~1 ms on this
 	 * ext4 under load) was between the child's READY and its execve */
-	if (L->run_mode && ((r = set_status(st, "running", err)) < 0 || (r = cv_store_write_state(c->entry, st, err)) < 0))
+	if (L->run_mode && ((r = set_status(st, "running", err)) < 0 ||
+			    (c->entry && (r = cv_store_write_state(c->entry, st, err)) < 0)))
 		goto fail;
 	if (hooks && (hooks->prestart.len || hooks->create_runtime.len)) {
 		cleanup_free char *js = NULL;
@@ -690,6 +697,9 @@ int cvisor_create(const struct cvisor_context *ctx, const char *id,
 
 static int load_spec_copy(struct cv_container *c, oci_spec **out, cv_error_t *err)
 {
+	if (!c->entry)
+		return cv_error(err, ENOENT, "container \"%s\": no state directory (a sandbox of cvisor do)",
+				c->state->id);
 	cleanup_close int fd = openat(c->entry->dirfd, "config.json", O_RDONLY | O_CLOEXEC);
 	cleanup_free char *path = NULL;
 	if (fd < 0)
@@ -828,36 +838,43 @@ int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err)
 	return 0;
 }
 
+/* run's start: lets the launched child go on, waits for its execve and runs
+ * the poststart hooks. */
+static int start_launched(struct launch *L, cv_error_t *err)
+{
+	struct cv_sync_msg m = { .fd = -1 };
+	int r = cv_sync_send(L->sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err);
+	if (r < 0)
+		return r;
+	/* A successful execve closes the child's end: EOF. Anything else is
+	 * its error. */
+	if (cv_sync_recv(L->sync_fd, &m, err) == 0)
+		return cv_sync_msg_error(&m, "run", err);
+	cv_error_release(err);
+	if (L->spec->hooks && L->spec->hooks->poststart.len) {
+		cleanup_free char *js = NULL;
+		if (public_state(L->c->state, "running", &js, err) == 0)
+			cv_hooks_run_warn(&L->spec->hooks->poststart, "poststart", js);
+		cv_error_release(err);
+	}
+	return 0;
+}
+
 int cvisor_run(const struct cvisor_context *ctx, const char *id,
 	       const struct cvisor_create_options *opts, bool detach, int *exit_status,
 	       cvisor_error **err)
 {
 	struct launch L = { .opts = opts, .run_mode = true, .detach = detach, .pidfd = -1, .sync_fd = -1,
 			    .console_master = -1 };
-	struct cv_sync_msg m = { .fd = -1 };
 	int r;
 
 	r = launch(ctx, id, &L, err);
 	if (r < 0)
 		goto out;
 	/* launch wrote the record as "running" already */
-	r = cv_sync_send(L.sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err);
+	r = start_launched(&L, err);
 	if (r < 0)
 		goto destroy;
-	/* A successful execve closes the child's end: EOF. Anything else is
-	 * its error. */
-	r = cv_sync_recv(L.sync_fd, &m, err);
-	if (r == 0) {
-		r = cv_sync_msg_error(&m, "run", err);
-		goto destroy;
-	}
-	cv_error_release(err);
-	if (L.spec->hooks && L.spec->hooks->poststart.len) {
-		cleanup_free char *js = NULL;
-		if (public_state(L.c->state, "running", &js, err) == 0)
-			cv_hooks_run_warn(&L.spec->hooks->poststart, "poststart", js);
-		cv_error_release(err);
-	}
 	if (detach) {
 		r = 0;
 		goto out;
@@ -899,6 +916,31 @@ destroy:
 		if (L.c && L.c->entry && cv_container_destroy(L.c, L.spec, &e) < 0)
 			cv_warn("run cleanup: %s", e->msg);
 	}
+out:
+	launch_release(&L);
+	return r;
+}
+
+int cv_run_transient(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
+		     struct cv_container **out, oci_spec **spec, int *pidfd, cv_error_t *err)
+{
+	struct launch L = { .opts = opts, .run_mode = true, .detach = true, .transient = true, .pidfd = -1,
+			    .sync_fd = -1, .console_master = -1 };
+	int r = launch(ctx, id, &L, err);
+	if (r < 0)
+		goto out;
+	r = start_launched(&L, err);
+	if (r < 0) {
+		cleanup_error cv_error_t e = NULL;
+		kill_pidfd_wait(L.pidfd, L.pid, true);
+		if (cv_container_destroy(L.c, L.spec, &e) < 0)
+			cv_warn("run cleanup: %s", e->msg);
+		goto out;
+	}
+	*out = steal_pointer(&L.c);
+	*spec = steal_pointer(&L.spec);
+	*pidfd = steal_fd(&L.pidfd);
+	r = 0;
 out:
 	launch_release(&L);
 	return r;
@@ -961,7 +1003,7 @@ int cv_container_destroy(struct cv_container *c, const oci_spec *known, cv_error
 		if (public_state(c->state, "stopped", &js, &e) == 0)
 			cv_hooks_run_warn(&spec->hooks->poststop, "poststop", js);
 	}
-	r = cv_store_remove(c->entry, err);
+	r = c->entry ? cv_store_remove(c->entry, err) : 0;
 	c->entry = NULL;
 	return r;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cvisor.h"
 #include "error.h"
 #include "status.h"
 
@@ -18,6 +19,14 @@ int cv_container_destroy(struct cv_container *c, const oci_spec *spec, cv_error_
 /* Kills every process (cgroup, then the init through a verified pidfd) and
  * waits, bounded, for the init to exit. */
 int cv_container_kill_wait(struct cv_container *c, cv_error_t *err);
+
+/* cvisor do's launch: create and start at once, without a record in the
+ * state store (nothing is written to disk, `list` does not show it), the
+ * container process dying with this one (PR_SET_PDEATHSIG, set after its
+ * credentials). Returns once the program runs: *out is the container (the
+ * caller kills and destroys it), *spec its config, *pidfd its process. */
+int cv_run_transient(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
+		     struct cv_container **out, oci_spec **spec, int *pidfd, cv_error_t *err);
 
 /* The config.json copy kept in the state directory at create. */
 int cv_container_spec(struct cv_container *c, oci_spec **out, cv_error_t *err);

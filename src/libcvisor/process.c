@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -531,6 +532,17 @@ void cv_child_main(const struct cv_child_config *c)
 		r = cv_hooks_run(&c->spec->hooks->start_container, "startContainer", start_state, &err);
 		if (r < 0)
 			goto fail;
+	}
+	/* Last, as a change of credentials clears it; a runtime that died
+	 * before shows as the hang-up of its end of the sync socket. */
+	if (c->die_with_parent) {
+		struct pollfd pf = { c->sync_fd, POLLIN, 0 };
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+			r = cv_error_errno(&err, "prctl PR_SET_PDEATHSIG");
+			goto fail;
+		}
+		if (poll(&pf, 1, 0) != 0)
+			_exit(1);
 	}
 	if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		r = cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");

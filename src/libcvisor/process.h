@@ -30,6 +30,7 @@ struct cv_child_config {
 	struct cv_cgroup_self_join *cgroup_join;
 	bool unshare_cgroupns;     /* CLONE_NEWCGROUP left to the child, after the join */
 	const int *mount_fds;      /* cv_rootfs_idmap_prepare's fds, or NULL */
+	bool die_with_parent;      /* SIGKILL when the runtime dies (cvisor do) */
 };
 
 __attribute__((noreturn)) void cv_child_main(const struct cv_child_config *c);

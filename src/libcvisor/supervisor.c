@@ -91,27 +91,27 @@ static pid_t run_pid(const char *name)
 	return *end == '-' && v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
 }
 
-/* Kills and deletes container ID if it exists and is a sandbox run (its
- * bundle is DIR). */
-static bool destroy_leftover(const struct cvisor_context *ctx, const char *id, const char *dir)
+/* Kills what is left of a run and removes its cgroup (a sandbox has no
+ * state directory). */
+static void destroy_run(struct cv_container *c, const oci_spec *spec)
 {
-	cleanup_container struct cv_container *c = NULL;
 	cleanup_error cv_error_t e = NULL;
-	if (cv_container_load(ctx, id, &c, &e) < 0)
-		return false;
-	if (dir && !(c->state && c->state->bundle && !strcmp(c->state->bundle, dir)))
-		return false;
 	if (cv_container_kill_wait(c, &e) < 0)
-		cv_warn("sandbox %s: %s", id, e->msg);
+		cv_warn("sandbox %s: %s", c->state->id, e->msg);
 	cv_error_release(&e);
-	if (cv_container_destroy(c, NULL, &e) < 0)
-		cv_warn("sandbox %s: %s", id, e->msg);
-	return true;
+	if (cv_container_destroy(c, spec, &e) < 0)
+		cv_warn("sandbox %s: %s", c->state->id, e->msg);
 }
 
-/* A run leaves only its container (its bundle is the bundles directory,
- * its config.json a memfd): a container named do-PID-... whose byte PID of
- * LIVE_FILE nobody holds is a leftover. */
+static bool run_is_dead(const char *name, void *arg)
+{
+	pid_t pid = run_pid(name);
+	return pid > 0 && live_lock(*(int *)arg, pid, F_WRLCK, F_OFD_GETLK) == F_UNLCK;
+}
+
+/* A run writes nothing to disk but holds its byte of LIVE_FILE: its cgroup
+ * directories (do-PID-..., below our own cgroup) whose PID byte nobody
+ * holds are what a supervisor and its watcher left when both were killed. */
 int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_t *err)
 {
 	cleanup_free char *dir = NULL;
@@ -121,30 +121,18 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
 	cleanup_close int lfd = live_fd(dir);
 	if (lfd < 0)
 		return errno == ENOENT ? 0 : cv_error_errno(err, "open `%s/" LIVE_FILE "`", dir);
-	cleanup_free char *root = NULL;
-	char **ids = NULL;
-	size_t n = 0;
-	if (cv_context_root(ctx, &root, err) < 0 || cv_store_list(root, &ids, &n, err) < 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		pid_t pid = run_pid(ids[i]);
-		if (pid > 0 && live_lock(lfd, pid, F_WRLCK, F_OFD_GETLK) == F_UNLCK && destroy_leftover(ctx, ids[i], dir))
-			(*removed)++;
-		free(ids[i]);
-	}
-	free(ids);
-	return 0;
+	return cv_cgroup_remove_stale(run_is_dead, &lfd, removed, err);
 }
 
 /* ---- the watcher ---- */
 
-/* Forked before the container exists; returns in the parent with *wfd the
- * write end. The child waits for EOF and cleans up unless it got DONE_BYTE. */
-static int start_watcher(const struct cvisor_context *ctx, const char *id, const char *bundle, int *wfd,
-			 pid_t *pid, cv_error_t *err)
+/* Forked once the program runs (off the path to it); returns in the parent
+ * with *wfd the write end of a pipe. If this process dies, its container
+ * process dies too (PR_SET_PDEATHSIG) and the watcher, seeing EOF instead
+ * of DONE_BYTE, removes the cgroup. */
+static int start_watcher(struct cv_container *c, const oci_spec *spec, int *wfd, pid_t *pid, cv_error_t *err)
 {
 	int p[2];
-	pid_t parent = getpid();
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return cv_error_errno(err, "sandbox: pipe");
 	pid_t w = fork();
@@ -161,34 +149,14 @@ static int start_watcher(const struct cvisor_context *ctx, const char *id, const
 		signal(SIGINT, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
-		/* The supervisor's death shows two ways: SIGUSR1 (parent death
-		 * signal), and EOF on the pipe once no copy of its write end
-		 * is left (the container's process holds one until execve, so
-		 * EOF alone could come late). */
-		sigset_t set;
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		int sfd = signalfd(-1, &set, SFD_CLOEXEC);
-		if (prctl(PR_SET_PDEATHSIG, SIGUSR1) < 0 || getppid() != parent)
-			(void)raise(SIGUSR1);
-		for (;;) {
-			struct pollfd pf[2] = { { p[0], POLLIN, 0 }, { sfd, POLLIN, 0 } };
-			if (poll(pf, sfd >= 0 ? 2 : 1, -1) < 0) {
-				if (errno == EINTR)
-					continue;
-				break;
-			}
-			if (pf[0].revents) {
-				char b = 0;
-				if (read(p[0], &b, 1) == 1 && b == DONE_BYTE)
-					_exit(0);
-				break;
-			}
-			if (pf[1].revents)
-				break;
-		}
-		destroy_leftover(ctx, id, bundle);
+		char b = 0;
+		ssize_t n;
+		do
+			n = read(p[0], &b, 1);
+		while (n < 0 && errno == EINTR);
+		if (n == 1 && b == DONE_BYTE)
+			_exit(0);
+		destroy_run(c, spec);
 		_exit(0);
 	}
 	close(p[0]);
@@ -329,14 +297,6 @@ static bool pump(struct stream *s)
 	return true;
 }
 
-static void kill_sandbox(const struct cvisor_context *ctx, const char *id)
-{
-	cleanup_container struct cv_container *c = NULL;
-	cleanup_error cv_error_t e = NULL;
-	if (cv_container_load(ctx, id, &c, &e) < 0 || cv_container_kill_wait(c, &e) < 0)
-		cv_warn("sandbox: kill: %s", e ? e->msg : "?");
-}
-
 /* ---- hook leftovers ---- */
 
 /* A hook's background processes (network "outbound": the monitor that owns
@@ -408,7 +368,8 @@ struct run {
 	pid_t watcher;
 	int saved[3]; /* our stdout/stderr while the container's are pipes */
 	struct stream streams[2];
-	bool created;
+	struct cv_container *c; /* once it runs, until destroyed */
+	oci_spec *spec;         /* its config, as the runtime parsed it */
 };
 
 static void run_release(struct run *R)
@@ -422,6 +383,8 @@ static void run_release(struct run *R)
 	if (R->configfd >= 0)
 		close(R->configfd);
 	free(R->bundle);
+	cv_container_free(R->c);
+	oci_spec_free(R->spec);
 }
 
 /* The container's bundle is the bundles directory: root.path is absolute
@@ -500,10 +463,9 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	int r = -1;
 	int child_ends[2] = { -1, -1 };
 	cleanup_close int pidfd = -1;
-	pid_t pid = 0;
 	memset(rep, 0, sizeof(*rep));
 
-	/* leftovers of runs whose supervisor died */
+	/* leftovers of runs whose supervisor and watcher both died */
 	unsigned removed = 0;
 	cleanup_error cv_error_t gerr = NULL;
 	if (cv_sandbox_gc(ctx, &removed, &gerr) < 0)
@@ -532,8 +494,6 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	}
 	if (make_bundle(&R, &eff, args, err) < 0)
 		goto out;
-	if (start_watcher(ctx, R.id, R.bundle, &R.watch_fd, &R.watcher, err) < 0)
-		goto out;
 	bool capped = policy->max_output_bytes.set;
 	if (capped && redirect_output(&R, policy, child_ends, err) < 0)
 		goto out;
@@ -545,10 +505,9 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 					   .config_path = R.config_path };
 	if (capped && swap_output(child_ends[0], child_ends[1], err) < 0)
 		goto out;
-	/* run, detached: the program starts before it returns, without the
-	 * exec fifo, a "created" record and a separate start command */
-	int unused_status = 0;
-	r = cvisor_run(ctx, R.id, &o, true, &unused_status, err);
+	/* created and started at once, with no state written: the program
+	 * runs when this returns */
+	r = cv_run_transient(ctx, R.id, &o, &R.c, &R.spec, &pidfd, err);
 	uint64_t start = now_ms();
 	if (capped) {
 		cleanup_error cv_error_t e2 = NULL;
@@ -559,22 +518,10 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	}
 	if (r < 0)
 		goto out;
-	R.created = true;
 	r = -1;
-	{
-		cleanup_container struct cv_container *c = NULL;
-		if (cv_container_load(ctx, R.id, &c, err) < 0)
-			goto out;
-		pid = c->state->pid;
-		/* our own child, not reaped yet (it may be a zombie already: a
-		 * start-time check would take it for gone): its pid cannot be
-		 * reused until we wait for it */
-		pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
-		if (pidfd < 0) {
-			cv_error_errno(err, "sandbox: pidfd_open %d", (int)pid);
-			goto out;
-		}
-	}
+	pid_t pid = R.c->state->pid;
+	if (start_watcher(R.c, R.spec, &R.watch_fd, &R.watcher, err) < 0)
+		goto out;
 
 	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
 	bool exited = false;
@@ -606,7 +553,9 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 			/* the whole sandbox, not just its init: the cgroup, then
 			 * the init, whose death ends the pid namespace */
 			rep->timed_out = true;
-			kill_sandbox(ctx, R.id);
+			cleanup_error cv_error_t e = NULL;
+			if (cv_container_kill_wait(R.c, &e) < 0)
+				cv_warn("sandbox: kill: %s", e->msg);
 		}
 		for (int i = 0; i < 2; i++)
 			if (pf[i + 1].revents && !pump(&R.streams[i])) {
@@ -627,11 +576,8 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	}
 	rep->wall_ms = now_ms() - start;
 	/* No process of the sandbox is left (its pid namespace ended with the
-	 * program), so the watcher's remaining duty is the cleanup on disk and
-	 * of the cgroup if we die in the next ~1 ms, which the next cvisor
-	 * command's gc also does: let it exit now, in parallel with the
-	 * teardown below, and reap it at the end (its wake-up and exit took
-	 * ~0.4-0.7 ms after the teardown before). */
+	 * program): let the watcher exit now, in parallel with the teardown
+	 * below, and reap it at the end. */
 	release_watcher(&R.watch_fd);
 	if (WIFEXITED(status)) {
 		rep->exit_code = WEXITSTATUS(status);
@@ -641,25 +587,24 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	}
 	rep->stdout_truncated = R.streams[0].truncated;
 	rep->stderr_truncated = R.streams[1].truncated;
-	{
-		cleanup_container struct cv_container *c = NULL;
-		if (cv_container_load(ctx, R.id, &c, err) < 0)
-			goto out;
-		read_cgroup_figures(&c->state->cgroup_paths, rep);
-		if (!rep->cpu_known) {
-			rep->cpu_known = true;
-			rep->cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
-				      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
-		}
-		/* kill anything left (a daemon that escaped nothing: the pid
-		 * namespace died with its init) and delete */
-		cleanup_error cv_error_t e = NULL;
-		if (cv_container_kill_wait(c, &e) < 0)
-			cv_warn("sandbox: %s", e->msg);
-		if (cv_container_destroy(c, NULL, err) < 0)
-			goto out;
-		R.created = false;
+	read_cgroup_figures(&R.c->state->cgroup_paths, rep);
+	if (!rep->cpu_known) {
+		rep->cpu_known = true;
+		rep->cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+			      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 	}
+	/* kill anything left (a process that joined the cgroup from outside
+	 * the pid namespace) and remove the cgroup */
+	{
+		cleanup_error cv_error_t e = NULL;
+		if (cv_container_kill_wait(R.c, &e) < 0)
+			cv_warn("sandbox: %s", e->msg);
+	}
+	r = cv_container_destroy(R.c, R.spec, err);
+	cv_container_free(steal_pointer(&R.c));
+	if (r < 0)
+		goto out;
+	r = -1;
 	reap_orphans(R.watcher);
 	/* a shell reports its child's death by signal n as exit status 128+n:
 	 * taken as the signal when the matching limit was set */
@@ -674,8 +619,8 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 		rep->limit_max_file_size = true;
 	r = 0;
 out:
-	if (R.created) {
-		destroy_leftover(ctx, R.id, R.bundle);
+	if (R.c) {
+		destroy_run(R.c, R.spec);
 		reap_orphans(R.watcher);
 	}
 	for (int i = 1; i < 3; i++)

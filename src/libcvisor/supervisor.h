@@ -1,20 +1,22 @@
 /* The supervisor of `cvisor do`: one sandboxed program, start to finish.
  *
- * It writes a private bundle (a 0700 directory next to the state root) with
- * the config.json of cv_sandbox_spec(), creates and starts the container
- * through the ordinary lifecycle code (the container's init is its child),
- * then waits: for the program, for the timeout (SIGKILL to the cgroup and to
- * the pid namespace's init, which takes every process with it), and copies
- * stdout/stderr through pipes when max_output_bytes caps them. Before
- * deleting the container it reads what the cgroup recorded (OOM kills, pids
- * limit hits, CPU time, peak memory) for the report.
+ * It builds the config.json of cv_sandbox_spec() in a memfd and launches it
+ * with cv_run_transient(): the ordinary lifecycle code, but with no record
+ * in the state store (nothing of a run is written to disk, `cvisor list`
+ * does not show it) and a container process that dies with the supervisor
+ * (PR_SET_PDEATHSIG). It then waits: for the program, for the timeout
+ * (SIGKILL to the cgroup and to the pid namespace's init, which takes every
+ * process with it), and copies stdout/stderr through pipes when
+ * max_output_bytes caps them. Before removing the cgroup it reads what it
+ * recorded (OOM kills, pids limit hits, CPU time, peak memory) for the
+ * report.
  *
- * Cleanup when the supervisor itself dies (even by SIGKILL): a watcher
- * process forked first holds the read end of a pipe only the supervisor can
- * write; end-of-file without the supervisor's "done" byte makes it kill and
- * delete the container and remove the bundle. Whatever still remains (the
- * machine rebooted, the watcher was killed too) is found by
- * cv_sandbox_gc(): a bundle whose lock nobody holds is stale. */
+ * Cleanup when the supervisor itself dies (even by SIGKILL): its program
+ * dies with it, and a watcher process, forked once the program runs, holds
+ * the read end of a pipe only the supervisor writes; end-of-file without
+ * the supervisor's "done" byte makes it remove the cgroup. If the watcher
+ * was killed too, cv_sandbox_gc() finds the cgroup directories of runs
+ * whose byte of the bundles directory's lock file nobody holds. */
 #ifndef CVISOR_SUPERVISOR_H
 #define CVISOR_SUPERVISOR_H
 
@@ -28,8 +30,8 @@
 int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args,
 		  oci_sandbox_report *report, cv_error_t *err);
 
-/* Removes the containers and bundles of `cvisor do` runs whose supervisor
- * is gone; *removed counts them. */
+/* Removes the cgroup directories of `cvisor do` runs whose supervisor and
+ * watcher are gone; *removed counts the directories. */
 int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_t *err);
 
 /* Writes to OUT how each limit is enforced on this machine, one line each,

@@ -418,11 +418,41 @@ nobody_teardown() {
 	cv_track_pid $pid
 	for _ in $(seq 50); do pgrep -f '^sleep 4713' >/dev/null && break; sleep 0.1; done
 	pgrep -f '^sleep 4713'
+	[ -n "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ]
 	kill -9 $pid
 	for _ in $(seq 50); do pgrep -f '^sleep 4713' >/dev/null || break; sleep 0.1; done
 	! pgrep -f '^sleep 4713'
-	# the watcher removes the container without any further command
-	for _ in $(seq 50); do [ -z "$(cvisor list -q)" ] && break; sleep 0.1; done
+	# the watcher removes the cgroup without any further command
+	for _ in $(seq 50); do
+		[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ] && break
+		sleep 0.1
+	done
+	[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ]
+	assert_clean
+}
+
+@test "sandbox: SIGKILL of cvisor do and its watcher: the program dies with cvisor (parent death signal), gc removes the cgroup" {
+	requires_root
+	"$CVISOR" --root "$CV_ROOT" do --processes 64 -- sleep 4714 &
+	local pid=$! w="" p=""
+	cv_track_pid $pid
+	for _ in $(seq 50); do
+		p="$(pgrep -f '^sleep 4714')" && w="$(pgrep -P $pid -x cvisor)" && break
+		sleep 0.1
+	done
+	[ -n "$p" ] && [ -n "$w" ]
+	cv_track_pid $w
+	kill -9 $pid $w
+	for _ in $(seq 50); do pgrep -f '^sleep 4714' >/dev/null || break; sleep 0.1; done
+	! pgrep -f '^sleep 4714'
+	# nobody removed the cgroup: gc does, and only that run's
+	local cgs
+	cgs="$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")"
+	[ -n "$cgs" ]
+	run cvisor gc
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cvisor gc: removed"* ]]
+	[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ]
 	assert_clean
 }
 
@@ -446,13 +476,17 @@ nobody_teardown() {
 	[ "$(jq -r .linux.resources.memory.limit "$CV_TMP/b/config.json")" = 67108864 ]
 	[ "$(jq -r '.annotations["org.cvisor.sandbox.timeout-ms"]' "$CV_TMP/b/config.json")" = 2000 ]
 
-	# the config.json cvisor do runs is the same, program aside
-	SECRET_TOKEN=y cvisor do --policy "$CV_TMP/policy.json" -- sh -c 'while [ ! -e stop ]; do sleep 0.05; done' 3>&- &
+	# the config.json cvisor do runs is the same, program aside: it is
+	# in a memfd of the supervisor while the program runs
+	SECRET_TOKEN=y "$CVISOR" --root "$CV_ROOT" do --policy "$CV_TMP/policy.json" -- \
+		sh -c 'while [ ! -e stop ]; do sleep 0.05; done' 3>&- &
 	cv_track_pid $!
-	local do_pid=$! live=""
+	local do_pid=$! live="" f
 	for _ in $(seq 100); do
-		live="$(ls "$CV_ROOT"/do-*/config.json 2>/dev/null | head -n 1)"
-		[ -n "$live" ] && break
+		for f in /proc/$do_pid/fd/*; do
+			[[ "$(readlink "$f" 2>/dev/null)" == "/memfd:config.json"* ]] && live="$f"
+		done
+		[ -n "$live" ] && pgrep -f 'while \[ ! -e stop \]' >/dev/null && break
 		sleep 0.05
 	done
 	[ -n "$live" ]
