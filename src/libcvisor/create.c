@@ -436,6 +436,9 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	}
 	if (late_cgroupns)
 		ca.flags &= ~(uint64_t)CLONE_NEWCGROUP;
+	const oci_hooks *hooks = spec->hooks;
+	/* without hooks that take the state, the child goes on at once */
+	bool early = !(hooks && (hooks->create_container.len || hooks->start_container.len));
 	fflush(NULL);
 	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	/* Any refusal of CLONE_INTO_CGROUP (old kernel, a rootless caller
@@ -452,6 +455,10 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		}
 		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	}
+	/* Whether the child must stop once its namespaces exist, for us to
+	 * write its id maps or time offsets, move it into its cgroup, or give
+	 * it the state for its hooks; otherwise a round trip saved (~0.13 ms). */
+	bool handshake = (plan.new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !early || (!into_cgroup && ufd >= 0);
 	if (pid == 0) {
 		close(sock_parent);
 		/* The store lock is a flock on an open file: holding a copy of its
@@ -479,6 +486,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			.unshare_cgroupns = late_cgroupns,
 			.mount_fds = idmap_fds,
 			.die_with_parent = L->transient,
+			.ns_handshake = handshake,
+			.no_start_wait = L->transient,
 		};
 		cv_child_main(&cc);
 	}
@@ -499,10 +508,12 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			goto fail;
 	}
 	struct cv_sync_msg m = { .fd = -1 };
-	r = cv_sync_expect(sock_parent, CV_SYNC_NS_READY, &m, err);
-	cv_sync_msg_release(&m);
-	if (r < 0)
-		goto fail;
+	if (handshake) {
+		r = cv_sync_expect(sock_parent, CV_SYNC_NS_READY, &m, err);
+		cv_sync_msg_release(&m);
+		if (r < 0)
+			goto fail;
+	}
 	if (plan.new_flags & CLONE_NEWUSER) {
 		r = cv_ns_write_id_maps(pid, spec->linux_, err);
 		if (r < 0)
@@ -517,9 +528,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	/* Without hooks that take the state, the child goes on at once and
 	 * the record is built while it prepares its root (it waited ~0.1 ms
 	 * for the passwd lookup, the clock and /proc reads below). */
-	const oci_hooks *hooks = spec->hooks;
-	bool early = !(hooks && (hooks->create_container.len || hooks->start_container.len));
-	if (early && (r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
+	if (handshake && early && (r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
 		goto fail;
 
 	/* The record: written for real once the child is ready (run: see
@@ -840,12 +849,15 @@ int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err)
 
 /* run's start: lets the launched child go on, waits for its execve and runs
  * the poststart hooks. */
-static int start_launched(struct launch *L, cv_error_t *err)
+static int start_launched(struct launch *L, void (*while_exec)(void *), void *arg, cv_error_t *err)
 {
 	struct cv_sync_msg m = { .fd = -1 };
-	int r = cv_sync_send(L->sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err);
+	/* a transient child goes on by itself after READY */
+	int r = L->transient ? 0 : cv_sync_send(L->sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err);
 	if (r < 0)
 		return r;
+	if (while_exec)
+		while_exec(arg);
 	/* A successful execve closes the child's end: EOF. Anything else is
 	 * its error. */
 	if (cv_sync_recv(L->sync_fd, &m, err) == 0)
@@ -872,7 +884,7 @@ int cvisor_run(const struct cvisor_context *ctx, const char *id,
 	if (r < 0)
 		goto out;
 	/* launch wrote the record as "running" already */
-	r = start_launched(&L, err);
+	r = start_launched(&L, NULL, NULL, err);
 	if (r < 0)
 		goto destroy;
 	if (detach) {
@@ -921,7 +933,20 @@ out:
 	return r;
 }
 
+struct transient_cb {
+	void (*fn)(struct cv_container *c, const oci_spec *spec, void *arg);
+	void *arg;
+	struct launch *L;
+};
+
+static void transient_while_exec(void *p)
+{
+	struct transient_cb *cb = p;
+	cb->fn(cb->L->c, cb->L->spec, cb->arg);
+}
+
 int cv_run_transient(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
+		     void (*while_exec)(struct cv_container *c, const oci_spec *spec, void *arg), void *arg,
 		     struct cv_container **out, oci_spec **spec, int *pidfd, cv_error_t *err)
 {
 	struct launch L = { .opts = opts, .run_mode = true, .detach = true, .transient = true, .pidfd = -1,
@@ -929,7 +954,8 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 	int r = launch(ctx, id, &L, err);
 	if (r < 0)
 		goto out;
-	r = start_launched(&L, err);
+	struct transient_cb cb = { while_exec, arg, &L };
+	r = start_launched(&L, while_exec ? transient_while_exec : NULL, &cb, err);
 	if (r < 0) {
 		cleanup_error cv_error_t e = NULL;
 		kill_pidfd_wait(L.pidfd, L.pid, true);

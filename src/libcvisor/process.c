@@ -261,12 +261,14 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 	bool userns_maps = (plan->new_flags & CLONE_NEWUSER) != 0;
 	if (userns_maps && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
 		return cv_error_errno(err, "prctl PR_SET_DUMPABLE 1 for the id maps");
-	r = cv_sync_send(c->sync_fd, CV_SYNC_NS_READY, 0, NULL, 0, -1, err);
-	if (r < 0)
-		return r;
-	r = cv_sync_expect(c->sync_fd, CV_SYNC_CONTINUE, &m, err);
-	if (r < 0)
-		return r;
+	if (c->ns_handshake) {
+		r = cv_sync_send(c->sync_fd, CV_SYNC_NS_READY, 0, NULL, 0, -1, err);
+		if (r < 0)
+			return r;
+		r = cv_sync_expect(c->sync_fd, CV_SYNC_CONTINUE, &m, err);
+		if (r < 0)
+			return r;
+	}
 	/* prestart/createRuntime hooks (slirp4netns of cvisor do's "outbound")
 	 * open our namespace files in /proc as the caller: dumpable until they ran */
 	bool runtime_hooks = spec->hooks && (spec->hooks->prestart.len || spec->hooks->create_runtime.len);
@@ -521,6 +523,8 @@ void cv_child_main(const struct cv_child_config *c)
 
 	if (c->state_dirfd >= 0) {
 		r = wait_exec_fifo(fifo_fd, &err);
+	} else if (c->no_start_wait) {
+		r = 0;
 	} else {
 		struct cv_sync_msg m = { .fd = -1 };
 		r = cv_sync_expect(c->sync_fd, CV_SYNC_START, &m, &err);

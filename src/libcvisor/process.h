@@ -31,6 +31,8 @@ struct cv_child_config {
 	bool unshare_cgroupns;     /* CLONE_NEWCGROUP left to the child, after the join */
 	const int *mount_fds;      /* cv_rootfs_idmap_prepare's fds, or NULL */
 	bool die_with_parent;      /* SIGKILL when the runtime dies (cvisor do) */
+	bool ns_handshake;         /* stop after the namespaces for the runtime (NS_READY) */
+	bool no_start_wait;        /* after READY straight on to execve (cvisor do) */
 };
 
 __attribute__((noreturn)) void cv_child_main(const struct cv_child_config *c);

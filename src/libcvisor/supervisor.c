@@ -370,6 +370,7 @@ struct run {
 	struct stream streams[2];
 	struct cv_container *c; /* once it runs, until destroyed */
 	oci_spec *spec;         /* its config, as the runtime parsed it */
+	cv_error_t watcher_err; /* start_watcher's, when watcher is -1 */
 };
 
 static void run_release(struct run *R)
@@ -383,6 +384,7 @@ static void run_release(struct run *R)
 	if (R->configfd >= 0)
 		close(R->configfd);
 	free(R->bundle);
+	cv_error_release(&R->watcher_err);
 	cv_container_free(R->c);
 	oci_spec_free(R->spec);
 }
@@ -455,21 +457,29 @@ static int swap_output(int a, int b, cv_error_t *err)
 	return 0;
 }
 
+/* While the container process goes on to execve: the watcher, then the gc
+ * of runs whose supervisor and watcher both died, off the path to the
+ * program. */
+static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
+{
+	struct run *R = arg;
+	if (start_watcher(c, spec, &R->watch_fd, &R->watcher, &R->watcher_err) < 0)
+		R->watcher = -1;
+	unsigned removed = 0;
+	cleanup_error cv_error_t e = NULL;
+	if (cv_sandbox_gc(R->ctx, &removed, &e) < 0)
+		cv_warn("sandbox gc: %s", e->msg);
+}
+
 int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args,
 		  oci_sandbox_report *rep, cv_error_t *err)
 {
-	struct run R = { .ctx = ctx, .lockfd = -1, .configfd = -1, .watch_fd = -1, .saved = { -1, -1, -1 },
+	struct run R = { .ctx = ctx, .lockfd = -1, .configfd = -1, .watch_fd = -1, .watcher = -1, .saved = { -1, -1, -1 },
 			 .streams = { { .in = -1 }, { .in = -1 } } };
 	int r = -1;
 	int child_ends[2] = { -1, -1 };
 	cleanup_close int pidfd = -1;
 	memset(rep, 0, sizeof(*rep));
-
-	/* leftovers of runs whose supervisor and watcher both died */
-	unsigned removed = 0;
-	cleanup_error cv_error_t gerr = NULL;
-	if (cv_sandbox_gc(ctx, &removed, &gerr) < 0)
-		cv_warn("sandbox gc: %s", gerr->msg);
 
 	/* a non-root caller without a delegated cgroup runs without the
 	 * cgroup limits, and is told so (stderr and the report) */
@@ -507,7 +517,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 		goto out;
 	/* created and started at once, with no state written: the program
 	 * runs when this returns */
-	r = cv_run_transient(ctx, R.id, &o, &R.c, &R.spec, &pidfd, err);
+	r = cv_run_transient(ctx, R.id, &o, while_exec, &R, &R.c, &R.spec, &pidfd, err);
 	uint64_t start = now_ms();
 	if (capped) {
 		cleanup_error cv_error_t e2 = NULL;
@@ -520,8 +530,10 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 		goto out;
 	r = -1;
 	pid_t pid = R.c->state->pid;
-	if (start_watcher(R.c, R.spec, &R.watch_fd, &R.watcher, err) < 0)
+	if (R.watcher < 0) {
+		cv_error_move(err, &R.watcher_err);
 		goto out;
+	}
 
 	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
 	bool exited = false;
