@@ -127,10 +127,12 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
 /* ---- the watcher ---- */
 
 /* Forked once the program runs (off the path to it); returns in the parent
- * with *wfd the write end of a pipe. If this process dies, its container
- * process dies too (PR_SET_PDEATHSIG) and the watcher, seeing EOF instead
- * of DONE_BYTE, removes the cgroup. */
-static int start_watcher(struct cv_container *c, const oci_spec *spec, int *wfd, pid_t *pid, cv_error_t *err)
+ * with *wfd the write end of a pipe. The watcher first runs the gc, then
+ * waits: if this process dies, its container process dies too
+ * (PR_SET_PDEATHSIG) and the watcher, seeing EOF instead of DONE_BYTE,
+ * removes the cgroup. */
+static int start_watcher(const struct cvisor_context *ctx, struct cv_container *c, const oci_spec *spec, int *wfd,
+			 pid_t *pid, cv_error_t *err)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -149,6 +151,12 @@ static int start_watcher(struct cv_container *c, const oci_spec *spec, int *wfd,
 		signal(SIGINT, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
+		/* first the leftovers of runs whose supervisor and watcher both
+		 * died: here, in parallel with the program */
+		unsigned removed = 0;
+		cleanup_error cv_error_t e = NULL;
+		if (cv_sandbox_gc(ctx, &removed, &e) < 0)
+			cv_warn("sandbox gc: %s", e->msg);
 		char b = 0;
 		ssize_t n;
 		do
@@ -457,18 +465,14 @@ static int swap_output(int a, int b, cv_error_t *err)
 	return 0;
 }
 
-/* While the container process goes on to execve: the watcher, then the gc
- * of runs whose supervisor and watcher both died, off the path to the
- * program. */
+/* While the container process goes on to execve: the watcher (which also
+ * runs the gc of runs whose supervisor and watcher both died), off the path
+ * to the program. */
 static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 {
 	struct run *R = arg;
-	if (start_watcher(c, spec, &R->watch_fd, &R->watcher, &R->watcher_err) < 0)
+	if (start_watcher(R->ctx, c, spec, &R->watch_fd, &R->watcher, &R->watcher_err) < 0)
 		R->watcher = -1;
-	unsigned removed = 0;
-	cleanup_error cv_error_t e = NULL;
-	if (cv_sandbox_gc(R->ctx, &removed, &e) < 0)
-		cv_warn("sandbox gc: %s", e->msg);
 }
 
 int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args,
@@ -605,14 +609,18 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 		rep->cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 			      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 	}
-	/* kill anything left (a process that joined the cgroup from outside
-	 * the pid namespace) and remove the cgroup */
-	{
+	/* Nothing of the sandbox is left: its init was reaped, and the kernel
+	 * ends every other process of a pid namespace before its init's exit
+	 * shows. Only a process put into the cgroup from outside could stay:
+	 * then kill it and try again. */
+	r = cv_container_destroy(R.c, R.spec, err);
+	if (r < 0) {
 		cleanup_error cv_error_t e = NULL;
 		if (cv_container_kill_wait(R.c, &e) < 0)
 			cv_warn("sandbox: %s", e->msg);
+		cv_error_release(err);
+		r = cv_container_destroy(R.c, R.spec, err);
 	}
-	r = cv_container_destroy(R.c, R.spec, err);
 	cv_container_free(steal_pointer(&R.c));
 	if (r < 0)
 		goto out;
