@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <linux/sched.h>
 #include <poll.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -35,6 +34,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "namespaces.h"
+#include "passwd.h"
 #include "process-attrs.h"
 #include "mounts.h"
 #include "process.h"
@@ -133,10 +133,9 @@ int cv_write_pid_file(const char *path, pid_t pid, cv_error_t *err)
 
 static char *owner_name(void)
 {
-	struct passwd *pw = getpwuid(geteuid());
 	char *s = NULL;
-	if (pw)
-		return strdup(pw->pw_name);
+	if (cv_passwd_by_uid(NULL, geteuid(), &s, NULL) != 0)
+		return s;
 	if (asprintf(&s, "%u", (unsigned)geteuid()) < 0)
 		return NULL;
 	return s;

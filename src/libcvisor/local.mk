@@ -22,6 +22,8 @@ libcvisor_core_la_SOURCES += src/libcvisor/seccomp.c src/libcvisor/seccomp-filte
 	src/libcvisor/seccomp-notify.c src/libcvisor/seccomp-cache.c
 # sandbox (helper "sandbox")
 libcvisor_core_la_SOURCES += src/libcvisor/sandbox.c src/libcvisor/sandbox.h
+# the host's /etc/passwd without NSS (the binary is static)
+libcvisor_core_la_SOURCES += src/libcvisor/passwd.c src/libcvisor/passwd.h
 # filesystem (helper "rootfs")
 libcvisor_core_la_SOURCES += src/libcvisor/rootfs.c src/libcvisor/mounts.c src/libcvisor/mounts.h \
 	src/libcvisor/mounts-internal.h src/libcvisor/devices.c src/libcvisor/masked.c \

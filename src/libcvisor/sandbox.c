@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "cleanup.h"
 #include "log.h"
 #include "mounts.h"
+#include "passwd.h"
 #include "sandbox.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -364,8 +364,12 @@ int cv_sandbox_host_init(struct cv_sandbox_host *h, bool find_slirp, cv_error_t 
 	h->gid = getegid();
 	h->home = getenv("HOME");
 	if (!h->home || h->home[0] != '/') {
-		struct passwd *pw = getpwuid(h->uid);
-		h->home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+		cleanup_free char *home = NULL;
+		h->home = NULL;
+		if (cv_passwd_by_uid(NULL, h->uid, NULL, &home) < 0)
+			return cv_error(err, ENOMEM, "sandbox: home directory");
+		if (home && home[0] == '/' && strlen(home) < sizeof(h->home_buf))
+			h->home = strcpy(h->home_buf, home);
 	}
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_CPU, &rl) < 0)

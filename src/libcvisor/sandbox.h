@@ -81,6 +81,7 @@ struct cv_sandbox_host {
 	/* absolute path of slirp4netns (found in $PATH); NULL: not installed */
 	const char *slirp4netns;
 	char slirp4netns_buf[4096];
+	char home_buf[4096]; /* home from /etc/passwd when HOME is not set */
 };
 
 /* The installed hook of network "outbound" (hooks/cvisor-slirp.c). */

@@ -56,3 +56,9 @@ tests_unit_test_cgroups_systemd_bus_SOURCES = tests/unit/test_cgroups_systemd_bu
 tests_unit_test_cgroups_systemd_bus_CPPFLAGS = $(AM_CPPFLAGS) -DBUILDDIR='"$(abs_top_builddir)"'
 tests_unit_test_cgroups_systemd_bus_LDADD = libcvisor-core.la $(DEPS_LIBS)
 endif
+
+# /etc/passwd without NSS
+check_PROGRAMS += tests/unit/test_passwd
+TESTS += tests/unit/test_passwd
+tests_unit_test_passwd_SOURCES = tests/unit/test_passwd.c tests/unit/tap.h
+tests_unit_test_passwd_LDADD = libcvisor-core.la $(DEPS_LIBS)
