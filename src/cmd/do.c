@@ -137,7 +137,7 @@ int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 			return -1;
 
 	oci_sandbox_report rep;
-	if (cv_sandbox_do(&cli->ctx, policy, argv + optind, &rep, err) < 0)
+	if (cv_sandbox_do(&cli->ctx, policy, argv + optind, report_path != NULL, &rep, err) < 0)
 		return -1;
 	if (report_path && write_report(report_path, &rep, err) < 0)
 		return -1;

@@ -581,6 +581,24 @@ static int build_masks(const oci_policy *p, const struct cv_sandbox_host *h, con
 		if (!strv_has(&l->masked_paths, inside) && strv_add(&l->masked_paths, inside, err) < 0)
 			return -1;
 	}
+	/* a path under another masked one is hidden already (~/.ssh under
+	 * /root): one mount less each */
+	size_t n = l->masked_paths.len, kept = 0;
+	cleanup_free bool *covered = calloc(n + 1, sizeof(*covered));
+	if (!covered)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n && !covered[i]; j++)
+			covered[i] = strcmp(l->masked_paths.v[j], l->masked_paths.v[i]) != 0 &&
+				     under(l->masked_paths.v[i], l->masked_paths.v[j]);
+	for (size_t i = 0; i < n; i++) {
+		if (covered[i])
+			free(l->masked_paths.v[i]);
+		else
+			l->masked_paths.v[kept++] = l->masked_paths.v[i];
+	}
+	l->masked_paths.len = kept;
+	l->masked_paths.v[kept] = NULL;
 	return 0;
 }
 

@@ -475,7 +475,7 @@ static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 		R->watcher = -1;
 }
 
-int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args,
+int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args, bool figures,
 		  oci_sandbox_report *rep, cv_error_t *err)
 {
 	struct run R = { .ctx = ctx, .lockfd = -1, .configfd = -1, .watch_fd = -1, .watcher = -1, .saved = { -1, -1, -1 },
@@ -603,7 +603,8 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	}
 	rep->stdout_truncated = R.streams[0].truncated;
 	rep->stderr_truncated = R.streams[1].truncated;
-	read_cgroup_figures(&R.c->state->cgroup_paths, rep);
+	if (figures)
+		read_cgroup_figures(&R.c->state->cgroup_paths, rep);
 	if (!rep->cpu_known) {
 		rep->cpu_known = true;
 		rep->cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +

@@ -20,14 +20,17 @@
 #ifndef CVISOR_SUPERVISOR_H
 #define CVISOR_SUPERVISOR_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cvisor.h"
 #include "error.h"
 #include "oci/policy.h"
 
-/* Runs ARGS under POLICY; fills *report (exit_code is the program's). */
-int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args,
+/* Runs ARGS under POLICY; fills *report (exit_code is the program's). The
+ * cgroup's figures (peak memory, OOM kills, pids limit hits, CPU time) are
+ * read only when FIGURES: they cost a few file reads after the program. */
+int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args, bool figures,
 		  oci_sandbox_report *report, cv_error_t *err);
 
 /* Removes the cgroup directories of `cvisor do` runs whose supervisor and

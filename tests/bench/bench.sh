@@ -65,6 +65,9 @@ usage: bench.sh [OPTIONS]
                          ('["/bin/echo","hi"]') or words ('/bin/echo hi');
                          default /bin/true
   --mode run|do          `run` of a bundle (default), or `cvisor do` vs bwrap
+  --do-flags FLAGS       cvisor do's flags before `--` in --mode do (words), e.g.
+                         "--memory 512MB --processes 512": the sandbox then
+                         also enforces cgroup limits, which bwrap cannot
   --seccomp FILE         put this OCI seccomp profile (a linux.seccomp object,
                          e.g. tests/integration/data/seccomp/podman-default.json)
                          into the bundle of every runtime
@@ -88,12 +91,14 @@ CVISOR_BIN=${CVISOR:-}
 BUSYBOX=/bin/busybox
 KEEP=0
 SECCOMP_FILE=
+DO_FLAGS=
+DO_ARGV=()
 
 # An option's value must be present: one clear line instead of bash's own.
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "bench: option \`$1\` needs a value" >&2; exit 2; }; }
 
 while [ $# -gt 0 ]; do
-    case $1 in -n|--rounds|--runtimes|--bundle-args|--mode|--rss-runs|--cvisor|--busybox|--seccomp) need "$@" ;; esac
+    case $1 in -n|--rounds|--runtimes|--bundle-args|--mode|--rss-runs|--cvisor|--busybox|--seccomp|--do-flags) need "$@" ;; esac
     case $1 in
         -n|--rounds) ROUNDS=$2; shift 2 ;;
         --runtimes) RUNTIMES=$2; shift 2 ;;
@@ -104,6 +109,7 @@ while [ $# -gt 0 ]; do
         --busybox) BUSYBOX=$2; shift 2 ;;
         --keep) KEEP=1; shift ;;
         --seccomp) SECCOMP_FILE=$2; shift 2 ;;
+        --do-flags) read -r -a DO_ARGV <<<"$2"; DO_FLAGS=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "bench: unknown option \`$1\`" >&2; usage >&2; exit 2 ;;
     esac
@@ -112,6 +118,7 @@ done
 case $ROUNDS in ''|*[!0-9]*|0) echo "bench: --rounds must be a positive integer, got \`$ROUNDS\`" >&2; exit 2 ;; esac
 case $RSS_RUNS in ''|*[!0-9]*) echo "bench: --rss-runs must be a non-negative integer, got \`$RSS_RUNS\`" >&2; exit 2 ;; esac
 case $MODE in run|do) ;; *) echo "bench: --mode must be run or do, got \`$MODE\`" >&2; exit 2 ;; esac
+[ -z "$DO_FLAGS" ] || [ "$MODE" = do ] || { echo "bench: --do-flags needs --mode do" >&2; exit 2; }
 
 [ "$(id -u)" = 0 ] || die "must run as root (runtimes need namespaces and cgroups)"
 for tool in jq cc; do
@@ -193,7 +200,7 @@ rt_exec() {
                 rmdir -p "${litter%/*}" 2>/dev/null
                 exit $rc' sh "${CRUN_CGPATH:-$id}" "$@" crun --root "$W/root-crun" run --bundle "$W/bundle-crun" "$id" ;;
         floor)  "$@" unshare -mpuin --fork "${ARGV[@]}" ;;
-        cvisor-do) "$@" "$CVISOR_BIN" --root "$W/root-cvisor" do -- "${ARGV[@]}" ;;
+        cvisor-do) "$@" "$CVISOR_BIN" --root "$W/root-cvisor" do "${DO_ARGV[@]}" -- "${ARGV[@]}" ;;
         bwrap)  "$@" bwrap --ro-bind / / --unshare-pid --unshare-net --unshare-ipc \
                     --unshare-uts --tmpfs /tmp --tmpfs /run --proc /proc --dev /dev \
                     --cap-drop ALL "${ARGV[@]}" ;;
@@ -311,7 +318,8 @@ fi
 [ ${#RTS[@]} -gt 0 ] || die "no runtime left to measure"
 
 echo "bench: mode $MODE, args $ARGS_JSON, $ROUNDS rounds, runtimes: ${RTS[*]}" \
-     "$([ "$MODE" = run ] && echo "(config.json from \`$spec_from spec\`)")"
+     "$([ "$MODE" = run ] && echo "(config.json from \`$spec_from spec\`)")" \
+     "$([ -n "$DO_FLAGS" ] && echo "(cvisor do $DO_FLAGS)")"
 echo "bench: $(uname -r), $(nproc) CPUs, cvisor: ${CVISOR_BIN:-none}"
 # Other load on the machine widens p10..p90 and moves medians: say how much there was.
 echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -432,6 +432,18 @@ static void test_network(void)
 	free(msg);
 }
 
+static void test_mask_dedup(void)
+{
+	char json[512], ssh[512];
+	snprintf(json, sizeof(json), "{\"deny_read\": [\"%s\"]}", home);
+	snprintf(ssh, sizeof(ssh), "%s/.ssh", home);
+	cleanup_free char *msg = NULL;
+	cleanup_spec oci_spec *s = convert(json, 0, &msg);
+	const oci_strv *m = s ? &s->linux_->masked_paths : NULL;
+	ok(m && has(m, home) && !has(m, ssh), "a path under a masked directory is not masked again");
+	ok(m && has(m, "/etc/shadow") && has(m, "/proc/kcore"), "the others stay");
+}
+
 static void test_rootfs(void)
 {
 	char json[512];
@@ -457,6 +469,7 @@ int main(void)
 	test_paths();
 	test_network();
 	test_rootfs();
+	test_mask_dedup();
 	cleanup();
 	return tap_done();
 }
