@@ -1,8 +1,7 @@
 /* The systemd cgroup driver: cgroupsPath ("slice:prefix:name"), the check
  * that systemd runs, the scope's properties from linux.resources, and the
- * D-Bus calls that create and stop the transient scope (libsystemd's sd-bus,
- * opened with dlopen the first time the driver is used: the other commands
- * do not pay for loading it and its dependencies). */
+ * D-Bus calls that create and stop the transient scope (through our own
+ * client, dbus.c: no libsystemd, so a static binary has the driver too). */
 #include "config.h"
 
 #include <errno.h>
@@ -20,6 +19,7 @@
 #include "cgroups-internal.h"
 #include "cgroups-systemd.h"
 #include "cleanup.h"
+#include "dbus.h"
 #include "log.h"
 
 void cv_cg_systemd_path_clear(struct cv_cg_systemd_path *p)
@@ -351,274 +351,166 @@ bad:
 
 /* ---- D-Bus ---- */
 
-#ifdef HAVE_LIBSYSTEMD
-#include <dlfcn.h>
-#include <time.h>
-#include <systemd/sd-bus.h>
-
 #define SD_SERVICE "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"
 #define SD_MANAGER "org.freedesktop.systemd1.Manager"
-/* runc's and crun's bound for a unit job. */
+/* runc's and crun's bound for a unit job: for the connection and the call,
+ * then again for the job. */
 #define SD_JOB_TIMEOUT_USEC (30ULL * 1000000)
 
-static struct {
-	bool loaded;
-	int (*bus_new)(sd_bus **);
-	int (*bus_set_address)(sd_bus *, const char *);
-	int (*bus_set_bus_client)(sd_bus *, int);
-	int (*bus_start)(sd_bus *);
-	int (*open_system)(sd_bus **);
-	int (*open_user)(sd_bus **);
-	sd_bus *(*flush_close_unref)(sd_bus *);
-	int (*new_method_call)(sd_bus *, sd_bus_message **, const char *, const char *, const char *, const char *);
-	int (*append)(sd_bus_message *, const char *, ...);
-	int (*append_array)(sd_bus_message *, char, const void *, size_t);
-	int (*open_container)(sd_bus_message *, char, const char *);
-	int (*close_container)(sd_bus_message *);
-	int (*read)(sd_bus_message *, const char *, ...);
-	sd_bus_message *(*message_unref)(sd_bus_message *);
-	int (*call)(sd_bus *, sd_bus_message *, uint64_t, sd_bus_error *, sd_bus_message **);
-	int (*match_signal)(sd_bus *, sd_bus_slot **, const char *, const char *, const char *, const char *,
-			    sd_bus_message_handler_t, void *);
-	sd_bus_slot *(*slot_unref)(sd_bus_slot *);
-	int (*process)(sd_bus *, sd_bus_message **);
-	int (*wait)(sd_bus *, uint64_t);
-	void (*error_free)(sd_bus_error *);
-	int (*error_has_name)(const sd_bus_error *, const char *);
-} sd;
-
-static int sd_load(cv_error_t *err)
-{
-	static const struct {
-		const char *name;
-		void **slot;
-	} syms[] = {
-		{ "sd_bus_new", (void **)&sd.bus_new },
-		{ "sd_bus_set_address", (void **)&sd.bus_set_address },
-		{ "sd_bus_set_bus_client", (void **)&sd.bus_set_bus_client },
-		{ "sd_bus_start", (void **)&sd.bus_start },
-		{ "sd_bus_open_system", (void **)&sd.open_system },
-		{ "sd_bus_open_user", (void **)&sd.open_user },
-		{ "sd_bus_flush_close_unref", (void **)&sd.flush_close_unref },
-		{ "sd_bus_message_new_method_call", (void **)&sd.new_method_call },
-		{ "sd_bus_message_append", (void **)&sd.append },
-		{ "sd_bus_message_append_array", (void **)&sd.append_array },
-		{ "sd_bus_message_open_container", (void **)&sd.open_container },
-		{ "sd_bus_message_close_container", (void **)&sd.close_container },
-		{ "sd_bus_message_read", (void **)&sd.read },
-		{ "sd_bus_message_unref", (void **)&sd.message_unref },
-		{ "sd_bus_call", (void **)&sd.call },
-		{ "sd_bus_match_signal", (void **)&sd.match_signal },
-		{ "sd_bus_slot_unref", (void **)&sd.slot_unref },
-		{ "sd_bus_process", (void **)&sd.process },
-		{ "sd_bus_wait", (void **)&sd.wait },
-		{ "sd_bus_error_free", (void **)&sd.error_free },
-		{ "sd_bus_error_has_name", (void **)&sd.error_has_name },
-	};
-	void *h;
-
-	if (sd.loaded)
-		return 0;
-	h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return cv_error(err, ENOENT,
-				"systemd cgroup driver: cannot load libsystemd.so.0 (%s): install the Debian package libsystemd0",
-				dlerror());
-	for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-		*syms[i].slot = dlsym(h, syms[i].name);
-		if (!*syms[i].slot) {
-			/* keep the library: a later attempt must not reload it */
-			return cv_error(err, ENOSYS, "systemd cgroup driver: libsystemd.so.0 lacks %s", syms[i].name);
-		}
-	}
-	sd.loaded = true;
-	return 0;
-}
-
-static void bus_closep(sd_bus **b)
-{
-	if (*b)
-		sd.flush_close_unref(*b);
-}
-static void msg_unrefp(sd_bus_message **m)
-{
-	if (*m)
-		sd.message_unref(*m);
-}
-static void slot_unrefp(sd_bus_slot **s)
-{
-	if (*s)
-		sd.slot_unref(*s);
-}
-static void bus_error_freep(sd_bus_error *e)
-{
-	sd.error_free(e);
-}
-#define cleanup_bus __attribute__((cleanup(bus_closep)))
-#define cleanup_msg __attribute__((cleanup(msg_unrefp)))
-#define cleanup_slot __attribute__((cleanup(slot_unrefp)))
-#define cleanup_bus_error __attribute__((cleanup(bus_error_freep)))
-
-static int bus_open(const char *address, bool user, sd_bus **out, cv_error_t *err)
-{
-	cleanup_bus sd_bus *b = NULL;
-	int r;
-
-	if (sd_load(err) < 0)
-		return -1;
-	if (address) {
-		r = sd.bus_new(&b);
-		if (r >= 0)
-			r = sd.bus_set_address(b, address);
-		if (r >= 0)
-			r = sd.bus_set_bus_client(b, 1);
-		if (r >= 0)
-			r = sd.bus_start(b);
-	} else
-		r = user ? sd.open_user(&b) : sd.open_system(&b);
-	if (r < 0)
-		return cv_error(err, -r, "systemd cgroup driver: connect to the %s bus%s%s", user ? "user" : "system",
-				address ? " at " : "", address ? address : "");
-	*out = steal_pointer(&b);
-	return 0;
-}
-
+/* The JobRemoved signals seen: the one for our job may come before the
+ * call's reply tells which job is ours. */
+struct job_seen {
+	char *job, *result, *sender;
+};
 struct job_wait {
-	const char *job;
-	bool done;
-	char result[32];
+	struct job_seen *v;
+	size_t n;
+	int error; /* ENOMEM while recording */
 };
 
-static int on_job_removed(sd_bus_message *m, void *data, sd_bus_error *ret_error)
+static void job_wait_clear(struct job_wait *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		free(w->v[i].job);
+		free(w->v[i].result);
+		free(w->v[i].sender);
+	}
+	free(w->v);
+	*w = (struct job_wait){ 0 };
+}
+
+static void on_message(const struct cv_dbus_message *m, void *data)
 {
 	struct job_wait *w = data;
 	const char *path, *unit, *result;
+	struct job_seen *v;
 	uint32_t id;
 
-	if (sd.read(m, "uoss", &id, &path, &unit, &result) < 0)
-		return 0;
-	if (w->job && strcmp(path, w->job) == 0) {
-		snprintf(w->result, sizeof w->result, "%s", result);
-		w->done = true;
+	if (m->h.type != CV_DBUS_SIGNAL || !m->h.member || strcmp(m->h.member, "JobRemoved") != 0 ||
+	    strcmp(m->h.interface, SD_MANAGER) != 0 || strcmp(m->h.path, SD_PATH) != 0 ||
+	    cv_dbus_read(m, "uoss", NULL, &id, &path, &unit, &result) < 0)
+		return;
+	/* no other job matters once there are this many: systemd is not
+	 * answering the call */
+	if (w->n >= 4096)
+		return;
+	v = realloc(w->v, (w->n + 1) * sizeof *v);
+	if (!v) {
+		w->error = ENOMEM;
+		return;
 	}
-	return 0;
+	w->v = v;
+	v = &w->v[w->n];
+	*v = (struct job_seen){ strdup(path), strdup(result), strdup(m->h.sender ? m->h.sender : "") };
+	w->n++;
+	if (!v->job || !v->result || !v->sender)
+		w->error = ENOMEM;
 }
 
-static uint64_t now_usec(void)
+/* The result of `job` from systemd (`owner`, its unique name), if seen. */
+static const char *job_result(const struct job_wait *w, const char *job, const char *owner)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	for (size_t i = 0; i < w->n; i++)
+		if (strcmp(w->v[i].job, job) == 0 && (!owner || strcmp(w->v[i].sender, owner) == 0))
+			return w->v[i].result;
+	return NULL;
 }
 
-/* Runs the queued and incoming messages until w's job is removed. */
-static int wait_job(sd_bus *b, struct job_wait *w, const char *what, cv_error_t *err)
+static void append_prop(struct cv_dbus_writer *b, const struct cv_sd_prop *p)
 {
-	uint64_t deadline = now_usec() + SD_JOB_TIMEOUT_USEC;
-	int r;
-
-	while (!w->done) {
-		uint64_t now = now_usec();
-		r = sd.process(b, NULL);
-		if (r < 0)
-			return cv_error(err, -r, "systemd cgroup driver: %s: waiting for job %s", what, w->job);
-		if (r > 0)
-			continue;
-		if (now >= deadline)
-			return cv_error(err, ETIMEDOUT, "systemd cgroup driver: %s: job %s did not finish", what, w->job);
-		r = sd.wait(b, deadline - now);
-		if (r < 0)
-			return cv_error(err, -r, "systemd cgroup driver: %s: waiting for job %s", what, w->job);
-	}
-	return 0;
-}
-
-static int append_prop(sd_bus_message *m, const struct cv_sd_prop *p)
-{
-	int r = sd.open_container(m, 'r', "sv");
-	if (r >= 0)
-		r = sd.append(m, "s", p->name);
-	if (r >= 0)
-		r = sd.open_container(m, 'v', p->sig);
-	if (r < 0)
-		return r;
+	cv_dbus_struct_begin(b);
+	cv_dbus_put_string(b, p->name);
+	cv_dbus_variant_begin(b, p->sig);
 	switch (p->sig[0]) {
 	case 's':
-		r = sd.append(m, "s", p->str);
+		cv_dbus_put_string(b, p->str);
 		break;
 	case 'b':
-		r = sd.append(m, "b", (int)p->b);
+		cv_dbus_put_bool(b, p->b);
 		break;
 	case 't':
-		r = sd.append(m, "t", p->u64);
+		cv_dbus_put_u64(b, p->u64);
 		break;
-	case 'a':
+	case 'a': {
+		struct cv_dbus_array a = cv_dbus_array_begin(b, p->sig + 1);
 		if (p->sig[1] == 'u')
-			r = sd.append(m, "au", 1, (uint32_t)p->u64);
+			cv_dbus_put_u32(b, (uint32_t)p->u64);
 		else
-			r = sd.append_array(m, 'y', p->bytes, p->len);
+			for (size_t i = 0; i < p->len; i++)
+				cv_dbus_put_byte(b, p->bytes[i]);
+		cv_dbus_array_end(b, a);
 		break;
-	default:
-		r = -EINVAL;
 	}
-	if (r >= 0)
-		r = sd.close_container(m);
-	if (r >= 0)
-		r = sd.close_container(m);
-	return r;
+	}
 }
 
-/* Calls Manager.METHOD(unit, mode[, properties]) and waits for the job. */
+/* Calls Manager.METHOD(unit, mode[, properties, no auxiliary units]) and
+ * waits for the job it queues. */
 static int unit_job(const char *address, bool user, const char *method, const char *unit,
 		    const struct cv_sd_props *props, bool gone_ok, cv_error_t *err)
 {
-	cleanup_bus sd_bus *b = NULL;
-	cleanup_msg sd_bus_message *m = NULL;
-	cleanup_msg sd_bus_message *reply = NULL;
-	cleanup_slot sd_bus_slot *slot = NULL;
-	cleanup_bus_error sd_bus_error e = SD_BUS_ERROR_NULL;
-	struct job_wait w = { 0 };
-	const char *job;
-	int r;
+	cleanup_dbus struct cv_dbus *c = NULL;
+	cleanup_free char *addr = NULL;
+	__attribute__((cleanup(cv_dbus_writer_clear))) struct cv_dbus_writer body = { 0 };
+	__attribute__((cleanup(cv_dbus_message_clear))) struct cv_dbus_message reply = { 0 };
+	__attribute__((cleanup(job_wait_clear))) struct job_wait w = { 0 };
+	struct cv_dbus_header h = {
+		.type = CV_DBUS_METHOD_CALL,
+		.destination = SD_SERVICE,
+		.path = SD_PATH,
+		.interface = SD_MANAGER,
+		.member = method,
+		.signature = props ? "ssa(sv)a(sa(sv))" : "ss",
+	};
+	uint64_t deadline = cv_dbus_now_usec() + SD_JOB_TIMEOUT_USEC;
+	const char *job, *result;
+	char ebuf[512];
 
-	if (bus_open(address, user, &b, err) < 0)
-		return -1;
+	if (cv_dbus_address(address, user, &addr, err) < 0 || cv_dbus_open(addr, deadline, &c, err) < 0)
+		return cv_error_prefix(err, "systemd cgroup driver: connect to the %s bus%s%s",
+				       user ? "user" : "system", address ? " at " : "", address ? address : "");
 	/* Subscribe before the call: the job may end before its reply is read. */
-	r = sd.match_signal(b, &slot, SD_SERVICE, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
-	if (r < 0)
-		return cv_error(err, -r, "systemd cgroup driver: match JobRemoved");
-	r = sd.new_method_call(b, &m, SD_SERVICE, SD_PATH, SD_MANAGER, method);
-	if (r >= 0)
-		r = sd.append(m, "ss", unit, props ? "fail" : "replace");
-	if (r >= 0 && props) {
-		r = sd.open_container(m, 'a', "(sv)");
-		for (size_t i = 0; r >= 0 && i < props->n; i++)
-			r = append_prop(m, &props->v[i]);
-		if (r >= 0)
-			r = sd.close_container(m);
-		/* no auxiliary units */
-		if (r >= 0)
-			r = sd.append(m, "a(sa(sv))", 0);
+	if (cv_dbus_add_match(c,
+			      "type='signal',sender='" SD_SERVICE "',path='" SD_PATH "',interface='" SD_MANAGER
+			      "',member='JobRemoved'",
+			      deadline, err) < 0)
+		return cv_error_prefix(err, "systemd cgroup driver: %s %s", method, unit);
+
+	cv_dbus_put_string(&body, unit);
+	cv_dbus_put_string(&body, props ? "fail" : "replace");
+	if (props) {
+		struct cv_dbus_array a = cv_dbus_array_begin(&body, "(sv)");
+		for (size_t i = 0; i < props->n; i++)
+			append_prop(&body, &props->v[i]);
+		cv_dbus_array_end(&body, a);
+		cv_dbus_array_end(&body, cv_dbus_array_begin(&body, "(sa(sv))"));
 	}
-	if (r < 0)
-		return cv_error(err, -r, "systemd cgroup driver: %s %s: build the message", method, unit);
-	r = sd.call(b, m, SD_JOB_TIMEOUT_USEC, &e, &reply);
-	if (r < 0) {
-		if (gone_ok && (sd.error_has_name(&e, "org.freedesktop.systemd1.NoSuchUnit") ||
-				sd.error_has_name(&e, "org.freedesktop.systemd1.LoadFailed")))
+	if (cv_dbus_send(c, &h, &body, err) < 0 ||
+	    cv_dbus_wait_reply(c, h.serial, deadline, on_message, &w, &reply, err) < 0)
+		return cv_error_prefix(err, "systemd cgroup driver: %s %s", method, unit);
+	if (reply.h.type == CV_DBUS_ERROR) {
+		if (gone_ok && (strcmp(reply.h.error_name, "org.freedesktop.systemd1.NoSuchUnit") == 0 ||
+				strcmp(reply.h.error_name, "org.freedesktop.systemd1.LoadFailed") == 0))
 			return 0;
-		return cv_error_plain(err, -r, "systemd cgroup driver: %s %s: %s", method, unit,
-				      e.message ? e.message : strerror(-r));
+		return cv_error_plain(err, EIO, "systemd cgroup driver: %s %s: %s", method, unit,
+				      cv_dbus_error_message(&reply, ebuf, sizeof ebuf));
 	}
-	r = sd.read(reply, "o", &job);
-	if (r < 0)
-		return cv_error(err, -r, "systemd cgroup driver: %s %s: read the job", method, unit);
-	w.job = job;
-	if (wait_job(b, &w, unit, err) < 0)
-		return -1;
-	if (strcmp(w.result, "done") != 0)
-		return cv_error_plain(err, EIO, "systemd cgroup driver: %s %s: job %s", method, unit, w.result);
+	if (cv_dbus_read(&reply, "o", err, &job) < 0)
+		return cv_error_prefix(err, "systemd cgroup driver: %s %s: the job", method, unit);
+
+	deadline = cv_dbus_now_usec() + SD_JOB_TIMEOUT_USEC;
+	while (!(result = job_result(&w, job, reply.h.sender))) {
+		struct cv_dbus_message m;
+		if (w.error)
+			return cv_error(err, w.error, "systemd cgroup driver: %s %s: waiting for job %s", method, unit, job);
+		if (cv_dbus_recv(c, deadline, &m, err) < 0)
+			return cv_error_prefix(err, "systemd cgroup driver: %s %s: waiting for job %s", method, unit, job);
+		on_message(&m, &w);
+		cv_dbus_message_clear(&m);
+	}
+	if (strcmp(result, "done") != 0)
+		return cv_error_plain(err, EIO, "systemd cgroup driver: %s %s: job %s", method, unit, result);
 	return 0;
 }
 
@@ -632,25 +524,6 @@ int cv_sd_stop_unit(const char *bus_address, bool user, const char *unit, cv_err
 {
 	return unit_job(bus_address, user, "StopUnit", unit, NULL, true, err);
 }
-
-#else /* !HAVE_LIBSYSTEMD */
-
-#define NO_SD_BUS                                                                                  \
-	"systemd cgroup driver: cvisor was built without libsystemd (sd-bus); install the Debian " \
-	"package libsystemd-dev and rebuild, or run without --systemd-cgroup"
-
-int cv_sd_start_scope(const char *bus_address, bool user, const char *unit, const struct cv_sd_props *props,
-		      cv_error_t *err)
-{
-	return cv_error_plain(err, ENOTSUP, NO_SD_BUS);
-}
-
-int cv_sd_stop_unit(const char *bus_address, bool user, const char *unit, cv_error_t *err)
-{
-	return cv_error_plain(err, ENOTSUP, NO_SD_BUS);
-}
-
-#endif
 
 /* ---- the driver ---- */
 

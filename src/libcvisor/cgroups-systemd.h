@@ -2,8 +2,9 @@
  * transient scope unit that systemd creates over D-Bus, in the slice named by
  * cgroupsPath ("slice:prefix:name"). The resource properties systemd gets are
  * built by a pure function, so they are testable without a bus; the D-Bus
- * part (libsystemd's sd-bus, loaded with dlopen only when the driver is used)
- * is in cgroups-systemd.c as well. Used by cgroups.c only. */
+ * calls (StartTransientUnit, StopUnit and the wait for their job's
+ * JobRemoved) go through cvisor's own client, dbus.c. Used by cgroups.c
+ * only. */
 #ifndef CVISOR_CGROUPS_SYSTEMD_H
 #define CVISOR_CGROUPS_SYSTEMD_H
 

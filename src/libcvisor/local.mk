@@ -32,5 +32,6 @@ libcvisor_core_la_SOURCES += src/libcvisor/rootfs.c src/libcvisor/mounts.c src/l
 libcvisor_core_la_SOURCES += src/libcvisor/cgroups.c src/libcvisor/cgroups.h src/libcvisor/cgroups-internal.h \
 	src/libcvisor/cgroups-v1.c src/libcvisor/cgroups-v2.c src/libcvisor/cgroups-devices-bpf.c \
 	src/libcvisor/cgroups-systemd.c src/libcvisor/cgroups-systemd.h src/libcvisor/cgroups-convert.c \
-	src/libcvisor/cgroups-stats.c src/libcvisor/container-cgroups.c
+	src/libcvisor/cgroups-stats.c src/libcvisor/container-cgroups.c \
+	src/libcvisor/dbus.c src/libcvisor/dbus.h
 libcvisor_core_la_SOURCES += src/libcvisor/supervisor.c src/libcvisor/supervisor.h

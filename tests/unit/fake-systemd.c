@@ -1,9 +1,12 @@
 /* A stand-in for systemd's Manager on a private bus, for
  * test_cgroups_systemd_bus: it takes the name org.freedesktop.systemd1,
  * answers StartTransientUnit and StopUnit with a job path, writes every call
- * and property it received to a log file, then emits JobRemoved. A unit named
- * "fail.scope" ends its job "failed"; StopUnit of "gone.scope" answers
- * NoSuchUnit. Usage: fake-systemd BUS_ADDRESS LOG_FILE (prints "ready"). */
+ * and property it received to a log file, then emits JobRemoved (after a
+ * JobRemoved of another job, which the client must ignore). A unit named
+ * "fail.scope" ends its job "failed"; "early.scope" has its JobRemoved sent
+ * before the call's reply; StartTransientUnit of "exists.scope" answers
+ * UnitExists; StopUnit of "gone.scope" answers NoSuchUnit.
+ * Usage: fake-systemd BUS_ADDRESS LOG_FILE (prints "ready"). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,13 +67,31 @@ static int log_props(sd_bus_message *m)
 	return sd_bus_message_exit_container(m);
 }
 
+static int job_removed(sd_bus *b)
+{
+	/* someone else's job first: only the one the reply named counts */
+	int r = sd_bus_emit_signal(b, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "JobRemoved",
+				   "uoss", 100000 + next_job, "/org/freedesktop/systemd1/job/100000", "other.service",
+				   "failed");
+	if (r >= 0)
+		r = sd_bus_emit_signal(b, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+				       "JobRemoved", "uoss", next_job, pending_job, pending_unit, pending_result);
+	next_job++;
+	pending_unit = NULL;
+	return r;
+}
+
 static int reply_job(sd_bus_message *m, const char *unit, const char *result)
 {
 	static char unit_copy[256];
+	int r;
+
 	snprintf(unit_copy, sizeof unit_copy, "%s", unit);
 	snprintf(pending_job, sizeof pending_job, "/org/freedesktop/systemd1/job/%" PRIu32, next_job);
 	snprintf(pending_result, sizeof pending_result, "%s", result);
 	pending_unit = unit_copy;
+	if (strcmp(unit, "early.scope") == 0 && (r = job_removed(sd_bus_message_get_bus(m))) < 0)
+		return r;
 	return sd_bus_reply_method_return(m, "o", pending_job);
 }
 
@@ -86,6 +107,8 @@ static int start_unit(sd_bus_message *m, void *data, sd_bus_error *e)
 	if ((r = sd_bus_message_skip(m, "a(sa(sv))")) < 0)
 		return r;
 	fflush(call_log);
+	if (strcmp(unit, "exists.scope") == 0)
+		return sd_bus_error_setf(e, "org.freedesktop.systemd1.UnitExists", "Unit %s already exists.", unit);
 	return reply_job(m, unit, strcmp(unit, "fail.scope") == 0 ? "failed" : "done");
 }
 
@@ -138,10 +161,7 @@ int main(int argc, char **argv)
 			continue;
 		/* the reply is out: now the job ends, as systemd's would */
 		if (pending_unit) {
-			r = sd_bus_emit_signal(b, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-					       "JobRemoved", "uoss", next_job++, pending_job, pending_unit, pending_result);
-			pending_unit = NULL;
-			if (r < 0)
+			if (job_removed(b) < 0)
 				return 1;
 			continue;
 		}

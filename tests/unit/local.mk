@@ -45,12 +45,20 @@ check_PROGRAMS += tests/unit/test_cgroups_systemd
 TESTS += tests/unit/test_cgroups_systemd
 tests_unit_test_cgroups_systemd_SOURCES = tests/unit/test_cgroups_systemd.c tests/unit/tap.h
 tests_unit_test_cgroups_systemd_LDADD = libcvisor-core.la $(DEPS_LIBS)
-# ... and its D-Bus messages against a fake systemd Manager on a private
-# dbus-daemon (needs libsystemd's headers to build the fake)
+# its D-Bus client (dbus.c): byte-exact marshalling, and the reader refusing
+# truncated or lying messages
+check_PROGRAMS += tests/unit/test_dbus
+TESTS += tests/unit/test_dbus
+tests_unit_test_dbus_SOURCES = tests/unit/test_dbus.c tests/unit/tap.h
+tests_unit_test_dbus_LDADD = libcvisor-core.la $(DEPS_LIBS)
+# ... and the driver's D-Bus calls, through that client, against a fake
+# systemd Manager on a private dbus-daemon (the fake is written with sd-bus:
+# it needs libsystemd-dev; the runtime does not)
 if HAVE_LIBSYSTEMD
 check_PROGRAMS += tests/unit/fake-systemd tests/unit/test_cgroups_systemd_bus
 TESTS += tests/unit/test_cgroups_systemd_bus
 tests_unit_fake_systemd_SOURCES = tests/unit/fake-systemd.c
+tests_unit_fake_systemd_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS)
 tests_unit_fake_systemd_LDADD = $(SYSTEMD_LIBS)
 tests_unit_test_cgroups_systemd_bus_SOURCES = tests/unit/test_cgroups_systemd_bus.c tests/unit/tap.h
 tests_unit_test_cgroups_systemd_bus_CPPFLAGS = $(AM_CPPFLAGS) -DBUILDDIR='"$(abs_top_builddir)"'

@@ -1,8 +1,10 @@
 /* The systemd driver's D-Bus messages, against a fake Manager
  * (fake-systemd.c) on a private dbus-daemon: StartTransientUnit with the
  * unit, mode and every property as systemd would decode them, the wait for
- * JobRemoved, a failed job, StopUnit and a unit already gone. Skips when
- * dbus-daemon is missing (Debian package dbus). */
+ * JobRemoved (ignoring other jobs', also when ours comes before the reply),
+ * a failed job, an error reply, StopUnit and a unit already gone. The client
+ * is cvisor's own (dbus.c). Skips when dbus-daemon is missing (Debian
+ * package dbus). */
 #include "config.h"
 
 #include <errno.h>
@@ -126,6 +128,28 @@ int main(void)
 	ok(cv_sd_start_scope(addr, false, "fail.scope", &props, &err) < 0 && strstr(err->msg, "job failed"),
 	   "a failed job is an error: %s", err ? err->msg : "");
 	cv_error_release(&err);
+	ok(cv_sd_start_scope(addr, false, "early.scope", &props, &err) == 0,
+	   "the job's JobRemoved before the call's reply: %s", err ? err->msg : "");
+	cv_error_release(&err);
+	is_str(cv_sd_start_scope(addr, false, "exists.scope", &props, &err) < 0 ? err->msg : "",
+	       "systemd cgroup driver: StartTransientUnit exists.scope: org.freedesktop.systemd1.UnitExists: "
+	       "Unit exists.scope already exists.",
+	       "an error reply names the error and systemd's message");
+	cv_error_release(&err);
+	{
+		/* the user bus: the driver finds it in the environment */
+		char *saved = getenv("DBUS_SESSION_BUS_ADDRESS");
+		saved = saved ? strdup(saved) : NULL;
+		setenv("DBUS_SESSION_BUS_ADDRESS", addr, 1);
+		ok(cv_sd_start_scope(NULL, true, "user.scope", &props, &err) == 0,
+		   "user bus from DBUS_SESSION_BUS_ADDRESS: %s", err ? err->msg : "");
+		cv_error_release(&err);
+		if (saved)
+			setenv("DBUS_SESSION_BUS_ADDRESS", saved, 1);
+		else
+			unsetenv("DBUS_SESSION_BUS_ADDRESS");
+		free(saved);
+	}
 	cv_sd_props_clear(&props);
 	ok(cv_sd_stop_unit(addr, false, "cvisor-t1.scope", &err) == 0 && strstr(slurp(logp), "StopUnit cvisor-t1.scope replace\n"),
 	   "stop unit: %s", err ? err->msg : "");
