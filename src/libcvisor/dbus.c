@@ -221,7 +221,7 @@ static bool w_reserve(struct cv_dbus_writer *w, size_t n)
 
 static void w_bytes(struct cv_dbus_writer *w, const void *p, size_t n)
 {
-	if (!w_reserve(w, n))
+	if (!n || !w_reserve(w, n))
 		return;
 	memcpy(w->buf + w->len, p, n);
 	w->len += n;
@@ -230,7 +230,7 @@ static void w_bytes(struct cv_dbus_writer *w, const void *p, size_t n)
 static void w_pad(struct cv_dbus_writer *w, size_t a)
 {
 	size_t n = (a - w->len % a) % a;
-	if (!w_reserve(w, n))
+	if (!n || !w_reserve(w, n))
 		return;
 	memset(w->buf + w->len, 0, n);
 	w->len += n;
