@@ -366,6 +366,9 @@ struct job_seen {
 struct job_wait {
 	struct job_seen *v;
 	size_t n;
+	/* once the reply named them, only that job from that sender (systemd's
+	 * unique name) is recorded */
+	const char *job, *owner;
 	int error; /* ENOMEM while recording */
 };
 
@@ -391,9 +394,11 @@ static void on_message(const struct cv_dbus_message *m, void *data)
 	    strcmp(m->h.interface, SD_MANAGER) != 0 || strcmp(m->h.path, SD_PATH) != 0 ||
 	    cv_dbus_read(m, "uoss", NULL, &id, &path, &unit, &result) < 0)
 		return;
-	/* no other job matters once there are this many: systemd is not
-	 * answering the call */
-	if (w->n >= 4096)
+	if (w->job && (strcmp(path, w->job) != 0 || (w->owner && (!m->h.sender || strcmp(m->h.sender, w->owner) != 0))))
+		return;
+	/* before the reply: a busy systemd ends other jobs, but not this
+	 * many while it has not answered the call */
+	if (!w->job && w->n >= 4096)
 		return;
 	v = realloc(w->v, (w->n + 1) * sizeof *v);
 	if (!v) {
@@ -499,6 +504,8 @@ static int unit_job(const char *address, bool user, const char *method, const ch
 	if (cv_dbus_read(&reply, "o", err, &job) < 0)
 		return cv_error_prefix(err, "systemd cgroup driver: %s %s: the job", method, unit);
 
+	w.job = job;
+	w.owner = reply.h.sender;
 	deadline = cv_dbus_now_usec() + SD_JOB_TIMEOUT_USEC;
 	while (!(result = job_result(&w, job, reply.h.sender))) {
 		struct cv_dbus_message m;

@@ -842,7 +842,7 @@ static int connect_entry(char *entry, int *fd_out, cv_error_t *err)
 	if (!path && !abstract)
 		return 1;
 	n = strlen(path ? path : abstract);
-	if (n + (abstract ? 1 : 0) >= sizeof sa.sun_path)
+	if (path ? n >= sizeof sa.sun_path : n + 1 > sizeof sa.sun_path)
 		return cv_error(err, ENAMETOOLONG, "D-Bus socket %s", path ? path : abstract);
 	if (path)
 		memcpy(sa.sun_path, path, n + 1);
