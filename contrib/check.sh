@@ -16,9 +16,9 @@ set -euo pipefail
 PACKAGES=(
 	# build
 	build-essential autoconf automake libtool pkg-config
-	libyajl-dev libseccomp-dev libcap-dev libmount-dev libsystemd-dev
-	# tests
-	bats busybox-static jq procps util-linux dbus
+	libyajl-dev libseccomp-dev libcap-dev libmount-dev
+	# tests (libsystemd-dev: the fake systemd of the D-Bus test)
+	bats busybox-static jq procps util-linux dbus libsystemd-dev
 	# fuzzing
 	clang
 	# reference runtimes and engines
