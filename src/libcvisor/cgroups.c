@@ -635,8 +635,26 @@ static int open_v1_root(const char *controllers, char *root, size_t size)
 	return fd;
 }
 
-int cv_cgroup_remove_stale(bool (*stale)(const char *name, void *arg), void *arg, unsigned *removed,
-			   cv_error_t *err)
+/* True when the comma-separated KEY shares a name with the comma-separated
+ * LIST. */
+static bool keys_meet(const char *key, const char *list)
+{
+	char name[64];
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n > 0 && n < sizeof name) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			if (key_has(key, name))
+				return true;
+		}
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+int cv_cgroup_remove_stale(const char *controllers, bool (*stale)(const char *name, void *arg), void *arg,
+			   unsigned *removed, cv_error_t *err)
 {
 	char buf[4096], root[512];
 	struct own_line lines[64];
@@ -653,7 +671,8 @@ int cv_cgroup_remove_stale(bool (*stale)(const char *name, void *arg), void *arg
 				continue;
 			rootfd = open(layout == CV_CGROUP_UNIFIED ? CGROUP_ROOT : UNIFIED_HYBRID,
 				      O_PATH | O_DIRECTORY | O_CLOEXEC);
-		} else if (layout != CV_CGROUP_UNIFIED && *l->controllers) {
+		} else if (layout != CV_CGROUP_UNIFIED && *l->controllers &&
+			   (!controllers || keys_meet(l->controllers, controllers))) {
 			rootfd = open_v1_root(l->controllers, root, sizeof root);
 		}
 		const char *own = l->path;

@@ -150,12 +150,14 @@ int cv_cgroup_update(struct cv_cgroup *cg, const oci_resources *resources, cv_er
 int cv_cgroup_destroy(struct cv_cgroup *cg, cv_error_t *err);
 void cv_cgroup_free(struct cv_cgroup *cg);
 
-/* Removes the directories right below this process's own cgroup, in every
- * hierarchy, for which stale(name, arg) says so (empty ones: a cgroup that
- * still holds processes stays). *removed counts the directories removed.
- * For `cvisor gc`: what a runtime that died left with the default path. */
-int cv_cgroup_remove_stale(bool (*stale)(const char *name, void *arg), void *arg, unsigned *removed,
-			   cv_error_t *err);
+/* Removes the directories right below this process's own cgroup, in the v2
+ * hierarchy and the v1 ones holding one of CONTROLLERS (comma-separated;
+ * NULL: every hierarchy), for which stale(name, arg) says so (empty ones: a
+ * cgroup that still holds processes stays). *removed counts the directories
+ * removed. For `cvisor gc`: what a runtime that died left with the default
+ * path. */
+int cv_cgroup_remove_stale(const char *controllers, bool (*stale)(const char *name, void *arg), void *arg,
+			   unsigned *removed, cv_error_t *err);
 
 /* Resource statistics in runc's schema, from whichever hierarchy holds each
  * controller (v1 files, or the cgroup2 ones). Missing files leave zeros. */

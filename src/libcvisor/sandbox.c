@@ -693,7 +693,7 @@ int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *
 	 * OOM kills for the report), pids and cpu when limited. Each other one
 	 * costs a mkdir and an rmdir (~0.15 ms) and adds nothing: the pid
 	 * namespace kills everything, and the mounts are nodev. */
-	char controllers[64];
+	char controllers[sizeof(CV_SANDBOX_CGROUP_CONTROLLERS)];
 	snprintf(controllers, sizeof(controllers), "memory%s%s", p->processes.set ? ",pids" : "",
 		 p->cpus_milli.set ? ",cpu,cpuacct" : "");
 	if (add_annotation(s, CV_CGROUP_ANNOTATION_CONTROLLERS, controllers, err) < 0)

@@ -60,6 +60,10 @@
 /* Where the private workspace lives inside the sandbox. */
 #define CV_SANDBOX_PRIVATE_WORKSPACE "/tmp/workspace"
 
+/* Every v1 controller whose hierarchy a sandbox may join (its annotation
+ * CV_CGROUP_ANNOTATION_CONTROLLERS is a subset): where the gc looks. */
+#define CV_SANDBOX_CGROUP_CONTROLLERS "memory,pids,cpu,cpuacct"
+
 #define CV_SANDBOX_ANNOTATION_TIMEOUT "org.cvisor.sandbox.timeout-ms"
 #define CV_SANDBOX_ANNOTATION_MAX_OUTPUT "org.cvisor.sandbox.max-output-bytes"
 #define CV_SANDBOX_ANNOTATION_NETWORK "org.cvisor.sandbox.network"

@@ -121,7 +121,7 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
 	cleanup_close int lfd = live_fd(dir);
 	if (lfd < 0)
 		return errno == ENOENT ? 0 : cv_error_errno(err, "open `%s/" LIVE_FILE "`", dir);
-	return cv_cgroup_remove_stale(run_is_dead, &lfd, removed, err);
+	return cv_cgroup_remove_stale(CV_SANDBOX_CGROUP_CONTROLLERS, run_is_dead, &lfd, removed, err);
 }
 
 /* ---- the watcher ---- */
@@ -151,6 +151,14 @@ static int start_watcher(const struct cvisor_context *ctx, struct cv_container *
 		signal(SIGINT, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
+		/* it may outlive us by its gc: not holding the caller's stdin and
+		 * stdout, a reader of them sees the end when we end */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null >= 0) {
+			(void)dup2(null, STDIN_FILENO);
+			(void)dup2(null, STDOUT_FILENO);
+			close(null);
+		}
 		/* first the leftovers of runs whose supervisor and watcher both
 		 * died: here, in parallel with the program */
 		unsigned removed = 0;
@@ -185,11 +193,15 @@ static void release_watcher(int *wfd)
 	*wfd = -1;
 }
 
+/* Sends DONE_BYTE and reaps the watcher if it is gone already. Otherwise
+ * it is still in its gc, and exits right after it on its own (as the child
+ * subreaper's orphan it then goes to init): waiting for the gc would put it
+ * on the path of a short program again. */
 static void stop_watcher(int wfd, pid_t pid)
 {
 	release_watcher(&wfd);
 	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		while (waitpid(pid, NULL, WNOHANG) < 0 && errno == EINTR)
 			;
 }
 
