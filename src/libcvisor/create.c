@@ -58,6 +58,8 @@ struct launch {
 	/* cvisor do: no record in the state store, nothing written to disk; the
 	 * container process dies with the runtime (see cv_run_transient) */
 	bool transient;
+	/* the config already parsed (transient): taken over, not read again */
+	oci_spec *given_spec;
 	/* outputs kept for run */
 	pid_t pid;
 	int pidfd;
@@ -275,13 +277,21 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		config_path = NULL;
 	if (!config_path)
 		return cv_error(err, ENOMEM, "create");
-	r = cv_read_whole_file(config_path, &config_data, &config_len, err);
-	if (r < 0)
-		return r;
-	r = oci_spec_parse(config_data, config_len, "config.json", &spec, err);
-	if (r < 0)
-		return r;
-	L->spec = spec;
+	if (L->given_spec) {
+		/* built in memory by the caller: validated as a parsed one is */
+		L->spec = spec = steal_pointer(&L->given_spec);
+		r = oci_spec_validate(spec, "config.json", err);
+		if (r < 0)
+			return r;
+	} else {
+		r = cv_read_whole_file(config_path, &config_data, &config_len, err);
+		if (r < 0)
+			return r;
+		r = oci_spec_parse(config_data, config_len, "config.json", &spec, err);
+		if (r < 0)
+			return r;
+		L->spec = spec;
+	}
 	if (!spec->process)
 		return cv_error(err, EINVAL, "config.json: process: required");
 	if (!spec->process->args.len)
@@ -684,6 +694,7 @@ int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile
 
 static void launch_release(struct launch *L)
 {
+	oci_spec_free(L->given_spec);
 	if (L->pidfd >= 0)
 		close(L->pidfd);
 	if (L->sync_fd >= 0)
@@ -945,11 +956,11 @@ static void transient_while_exec(void *p)
 }
 
 int cv_run_transient(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
-		     void (*while_exec)(struct cv_container *c, const oci_spec *spec, void *arg), void *arg,
-		     struct cv_container **out, oci_spec **spec, int *pidfd, cv_error_t *err)
+		     oci_spec *given, void (*while_exec)(struct cv_container *c, const oci_spec *spec, void *arg),
+		     void *arg, struct cv_container **out, oci_spec **spec, int *pidfd, cv_error_t *err)
 {
 	struct launch L = { .opts = opts, .run_mode = true, .detach = true, .transient = true, .pidfd = -1,
-			    .sync_fd = -1, .console_master = -1 };
+			    .sync_fd = -1, .console_master = -1, .given_spec = given };
 	int r = launch(ctx, id, &L, err);
 	if (r < 0)
 		goto out;

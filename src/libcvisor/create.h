@@ -24,15 +24,16 @@ int cv_container_kill_wait(struct cv_container *c, cv_error_t *err);
  * state store (nothing is written to disk, `list` does not show it), the
  * container process dying with this one (PR_SET_PDEATHSIG, set after its
  * credentials) and going from its set-up to execve without waiting for a
- * start. WHILE_EXEC (may be NULL) is called once the container process is
+ * start. GIVEN (may be NULL: read opts' config_path) is the config already
+ * in memory, taken over whatever the outcome. WHILE_EXEC (may be NULL) is called once the container process is
  * complete and on its way to execve, before waiting for that: work to
  * overlap with it (c and spec are the container's; on a later failure the
  * container is destroyed). Returns once the program runs: *out is the
  * container (the caller kills and destroys it), *spec its config, *pidfd
  * its process. */
 int cv_run_transient(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
-		     void (*while_exec)(struct cv_container *c, const oci_spec *spec, void *arg), void *arg,
-		     struct cv_container **out, oci_spec **spec, int *pidfd, cv_error_t *err);
+		     oci_spec *given, void (*while_exec)(struct cv_container *c, const oci_spec *spec, void *arg),
+		     void *arg, struct cv_container **out, oci_spec **spec, int *pidfd, cv_error_t *err);
 
 /* The config.json copy kept in the state directory at create. */
 int cv_container_spec(struct cv_container *c, oci_spec **out, cv_error_t *err);

@@ -561,6 +561,10 @@ static int build_masks(const oci_policy *p, const struct cv_sandbox_host *h, con
 		 * deny_read is masked anyway (the runtime ignores it if it
 		 * still does not exist when the sandbox starts) */
 		cleanup_free char *inside = NULL;
+		struct stat lst;
+		/* most defaults do not exist: one lstat, not realpath's walk */
+		if (is_default && strcmp(root, "/") == 0 && lstat(e, &lst) < 0 && errno == ENOENT)
+			continue;
 		if (strcmp(root, "/") == 0)
 			inside = realpath(e, NULL);
 		if (!inside) {

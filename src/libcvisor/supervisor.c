@@ -389,7 +389,8 @@ struct run {
 	int saved[3]; /* our stdout/stderr while the container's are pipes */
 	struct stream streams[2];
 	struct cv_container *c; /* once it runs, until destroyed */
-	oci_spec *spec;         /* its config, as the runtime parsed it */
+	oci_spec *spec;         /* its config, from the runtime */
+	oci_spec *built;        /* cv_sandbox_spec's, until the runtime takes it */
 	cv_error_t watcher_err; /* start_watcher's, when watcher is -1 */
 };
 
@@ -407,6 +408,7 @@ static void run_release(struct run *R)
 	cv_error_release(&R->watcher_err);
 	cv_container_free(R->c);
 	oci_spec_free(R->spec);
+	oci_spec_free(R->built);
 }
 
 /* The container's bundle is the bundles directory: root.path is absolute
@@ -434,8 +436,9 @@ static int make_bundle(struct run *R, const oci_policy *policy, char *const *arg
 		return -1;
 	if (oci_spec_emit(spec, false, &json, &len, err) < 0)
 		return -1;
-	/* config.json in memory: the runtime reads it once (and keeps its own
-	 * copy in the state directory) */
+	/* The runtime takes the spec as it is; config.json, the same in JSON,
+	 * stays in a memfd while the run lasts (/proc/PID/fd of cvisor do),
+	 * for whoever wants to see what runs. */
 	R->configfd = memfd_create("config.json", MFD_CLOEXEC);
 	if (R->configfd < 0)
 		return cv_error_errno(err, "sandbox: memfd for config.json");
@@ -448,6 +451,7 @@ static int make_bundle(struct run *R, const oci_policy *policy, char *const *arg
 		off += (size_t)w;
 	}
 	snprintf(R->config_path, sizeof(R->config_path), "/proc/self/fd/%d", R->configfd);
+	R->built = steal_pointer(&spec);
 	return 0;
 }
 
@@ -533,7 +537,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 		goto out;
 	/* created and started at once, with no state written: the program
 	 * runs when this returns */
-	r = cv_run_transient(ctx, R.id, &o, while_exec, &R, &R.c, &R.spec, &pidfd, err);
+	r = cv_run_transient(ctx, R.id, &o, steal_pointer(&R.built), while_exec, &R, &R.c, &R.spec, &pidfd, err);
 	uint64_t start = now_ms();
 	if (capped) {
 		cleanup_error cv_error_t e2 = NULL;
