@@ -19,7 +19,10 @@
  * seal sealed: every write fails with EPERM). Nothing is done when
  * /proc/self/exe already is such an image or a file on a read-only mount. Other
  * verbs (state, kill, list ...) never enter a container and skip it. The
- * cost is one execve (~0.7 ms, measured; plus the copy on the memfd path);
+ * static binary on x86-64 takes the bind-mount step at its entry point,
+ * before the C library starts (src/exe-guard-early.c); this constructor then
+ * finds the image safe, or tries again with the fallback. The cost is one
+ * execve (~0.3 ms from the entry point; plus the copy on the memfd path);
  * the non-dumpable runtime remains as a second layer. */
 #include "config.h"
 
@@ -58,34 +61,6 @@ static bool fd_is_safe(int fd)
 	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_RDONLY);
 }
 
-/* The verb of `cvisor [GLOBAL FLAGS] VERB ...`: global flags taking a value
- * are skipped with it (the CLI's list in src/cvisor.c). */
-static bool verb_enters_container(char *args, size_t len)
-{
-	static const char *const with_value[] = { "--root", "--log", "--log-format", "--rootless", "--criu" };
-	static const char *const verbs[] = { "create", "run", "exec", "do" };
-	char *p = args, *end = args + len;
-	if (p < end)
-		p += strlen(p) + 1; /* argv[0] */
-	while (p < end) {
-		if (p[0] == '-') {
-			bool skip_next = false;
-			for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
-				if (strcmp(p, with_value[i]) == 0 || (p[1] != '-' && strcmp(p, with_value[i] + 1) == 0))
-					skip_next = true;
-			p += strlen(p) + 1;
-			if (skip_next && p < end)
-				p += strlen(p) + 1;
-			continue;
-		}
-		for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-			if (strcmp(p, verbs[i]) == 0)
-				return true;
-		return false;
-	}
-	return false;
-}
-
 static int fail(const char *step)
 {
 	guard_errno = errno ? errno : EIO;
@@ -93,28 +68,16 @@ static int fail(const char *step)
 	return -1;
 }
 
-static int reexec_fd(int fd, char *args, size_t len)
+static int reexec_fd(int fd, char **argv)
 {
-	size_t argc = 0;
-	for (char *p = args; p < args + len; p += strlen(p) + 1)
-		argc++;
-	char **argv = calloc(argc + 1, sizeof(char *));
-	if (!argv) {
-		close(fd);
-		return fail("re-exec");
-	}
-	size_t i = 0;
-	for (char *p = args; p < args + len; p += strlen(p) + 1)
-		argv[i++] = p;
 	syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
 	int e = errno;
-	free(argv);
 	close(fd);
 	errno = e;
 	return fail("re-exec the protected image");
 }
 
-static int reexec_sealed(char *args, size_t len)
+static int reexec_sealed(char **argv)
 {
 	int exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (exe < 0)
@@ -131,7 +94,7 @@ static int reexec_sealed(char *args, size_t len)
 		struct mount_attr ma = { .attr_set = MOUNT_ATTR_RDONLY };
 		if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof(ma)) == 0) {
 			close(exe);
-			return reexec_fd(tree, args, len);
+			return reexec_fd(tree, argv);
 		}
 		close(tree);
 	}
@@ -166,40 +129,19 @@ static int reexec_sealed(char *args, size_t len)
 		close(mfd);
 		return fail("seal the memfd copy");
 	}
-	return reexec_fd(mfd, args, len);
+	return reexec_fd(mfd, argv);
 }
 
-__attribute__((constructor)) static void cv_exe_guard_init(void)
+/* glibc passes init functions the program's argc, argv and environment. In
+ * the static cvisor binary on x86-64 the early entry point has done this
+ * already, before the C library started (exe-guard-early.c): here the image
+ * is then found safe at once. */
+__attribute__((constructor)) static void cv_exe_guard_init(int argc, char **argv, char **envp)
 {
-	char buf[65536];
-	size_t len = 0;
+	(void)envp;
 	int saved = errno;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		errno = saved;
-		return;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (len == sizeof(buf) - 1)
-			break;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (len && buf[len - 1] != '\0')
-		buf[len++] = '\0';
-	if (verb_enters_container(buf, len)) {
-		if (len >= sizeof(buf) - 1) {
-			errno = E2BIG; /* re-executing a truncated command line would be wrong */
-			(void)fail("read /proc/self/cmdline");
-		} else
-			(void)reexec_sealed(buf, len);
-	}
+	if (argv && cv_guard_verb_enters(argc, argv))
+		(void)reexec_sealed(argv);
 	errno = saved;
 }
 

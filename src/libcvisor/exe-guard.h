@@ -3,7 +3,44 @@
 #ifndef CVISOR_EXE_GUARD_H
 #define CVISOR_EXE_GUARD_H
 
+#include <stdbool.h>
+
 #include "error.h"
+
+/* Whether `cvisor [GLOBAL FLAGS] VERB ...` runs a verb that enters a
+ * container (create, run, exec, do); global flags taking a value are
+ * skipped with it (the CLI's list in src/cvisor.c). Freestanding (no C
+ * library, no data that needs relocating): the early entry point runs it
+ * before the C library starts (exe-guard-early.c). */
+static inline bool cv_guard_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+static inline bool cv_guard_flag_takes_value(const char *p)
+{
+	/* --flag or -flag, as the CLI accepts both */
+	const char *f = p[1] == '-' ? p + 2 : p + 1;
+	return cv_guard_streq(f, "root") || cv_guard_streq(f, "log") || cv_guard_streq(f, "log-format") ||
+	       cv_guard_streq(f, "rootless") || cv_guard_streq(f, "criu");
+}
+
+static inline bool cv_guard_verb_enters(int argc, char *const *argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *p = argv[i];
+		if (p[0] == '-') {
+			if (cv_guard_flag_takes_value(p))
+				i++;
+			continue;
+		}
+		return cv_guard_streq(p, "create") || cv_guard_streq(p, "run") || cv_guard_streq(p, "exec") ||
+		       cv_guard_streq(p, "do");
+	}
+	return false;
+}
 
 /* 0 when the running image cannot be written through /proc/PID/exe (a
  * sealed memfd copy, or a file on a read-only mount); otherwise an error

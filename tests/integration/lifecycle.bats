@@ -208,10 +208,14 @@ guard_cvisor() {
 
 @test "CVE-2019-5736: a #!/proc/self/exe program cannot write the runtime binary" {
 	guard_setup
-	printf '#!/proc/self/exe\n' >rootfs/bin/evil
+	# the interpreter (the runtime's image) opens its log, a FIFO: it waits
+	# there until the attack holds its image, however fast it would exit
+	mkfifo rootfs/fifo
+	printf '#!/proc/self/exe --log=/fifo\n' >rootfs/bin/evil
 	chmod +x rootfs/bin/evil
 	# init: catch any process whose image is not busybox, keep a handle,
-	# and once that process is gone try to write through the handle
+	# let it go on, and once that process is gone try to write through the
+	# handle
 	cat >rootfs/bin/attack <<'SH'
 #!/bin/sh
 while :; do
@@ -220,6 +224,7 @@ while :; do
 		case "$t" in */busybox|"") continue ;; esac
 		exec 3<$p/exe || continue
 		echo "grabbed $t" >/out
+		cat /fifo >/dev/null &
 		while [ -e $p/exe ]; do :; done
 		for i in 1 2 3 4 5 6 7 8 9 10; do
 			if echo PWNED >>/proc/self/fd/3 2>>/out; then echo WROTE >>/out; exit 0; fi

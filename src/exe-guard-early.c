@@ -1,0 +1,93 @@
+/* The exe-guard's first step (see src/libcvisor/exe-guard.c), taken at the
+ * program's entry point, before the C library starts: the static binary's
+ * entry is cv_entry (-Wl,-e,cv_entry), which re-executes a container verb
+ * from a read-only detached bind mount of the binary and otherwise goes on to
+ * the C library's _start. Starting the C library costs ~0.3 ms here (its CPU
+ * feature probing executes CPUID some fifty times, each a trap to the
+ * hypervisor in a virtual machine, then self-relocation), and the image that
+ * re-executes gets nothing from it.
+ *
+ * Nothing here may need the C library or relocated data: raw system calls,
+ * the stack, string literals (reached relative to the instruction pointer).
+ * Any failure returns to _start, where the constructor tries again with its
+ * fallbacks (a sealed memfd copy) and reports. x86-64 only. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <stdint.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+
+#include "libcvisor/exe-guard.h"
+
+#ifndef ST_RDONLY
+#define ST_RDONLY 1
+#endif
+
+/* The kernel enters with %rsp at argc and %rdx at the dynamic linker's
+ * fini function (0 for a static binary), as _start expects them: both are
+ * kept in callee-saved registers around the C call. */
+__asm__(".text\n"
+	".globl cv_entry\n"
+	".type cv_entry,@function\n"
+	"cv_entry:\n"
+	"	endbr64\n"
+	"	mov %rsp, %rbx\n"
+	"	mov %rdx, %r12\n"
+	"	mov %rsp, %rdi\n"
+	"	and $-16, %rsp\n"
+	"	call cv_early_exec\n"
+	"	mov %rbx, %rsp\n"
+	"	mov %r12, %rdx\n"
+	"	jmp _start\n"
+	".size cv_entry, .-cv_entry\n");
+
+#define NO_LIBC __attribute__((no_stack_protector))
+
+static NO_LIBC inline long sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+void cv_early_exec(uintptr_t *sp);
+
+NO_LIBC void cv_early_exec(uintptr_t *sp)
+{
+	int argc = (int)sp[0];
+	char **argv = (char **)(sp + 1);
+	char **envp = argv + argc + 1;
+	if (!cv_guard_verb_enters(argc, argv))
+		return;
+	long exe = sys6(SYS_openat, AT_FDCWD, (long)"/proc/self/exe", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (exe < 0)
+		return;
+	/* already a sealed copy or on a read-only mount: nothing to do */
+	struct statfs sf;
+	long seals = sys6(SYS_fcntl, exe, F_GET_SEALS, 0, 0, 0, 0);
+	if ((seals >= 0 && (seals & F_SEAL_WRITE) && (seals & F_SEAL_SEAL)) ||
+	    (sys6(SYS_fstatfs, exe, (long)&sf, 0, 0, 0, 0) == 0 && (sf.f_flags & ST_RDONLY))) {
+		sys6(SYS_close, exe, 0, 0, 0, 0, 0);
+		return;
+	}
+	long tree = sys6(SYS_open_tree, exe, (long)"", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH, 0, 0, 0);
+	sys6(SYS_close, exe, 0, 0, 0, 0, 0);
+	if (tree < 0)
+		return;
+	struct mount_attr ma;
+	ma.attr_set = MOUNT_ATTR_RDONLY;
+	ma.attr_clr = 0;
+	ma.propagation = 0;
+	ma.userns_fd = 0;
+	if (sys6(SYS_mount_setattr, tree, (long)"", AT_EMPTY_PATH, (long)&ma, sizeof(ma), 0) == 0)
+		sys6(SYS_execveat, tree, (long)"", (long)argv, (long)envp, AT_EMPTY_PATH, 0);
+	sys6(SYS_close, tree, 0, 0, 0, 0, 0);
+}
