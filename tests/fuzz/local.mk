@@ -43,3 +43,7 @@ EXTRA_DIST += tests/fuzz/corpus tests/fuzz/fuzz_config.c tests/fuzz/fuzz_process
 FUZZ_TARGETS += fuzz_policy
 FUZZ_CODE += $(top_srcdir)/oci/policy.c
 EXTRA_DIST += tests/fuzz/fuzz_policy.c
+# the D-Bus reader of the systemd cgroup driver
+FUZZ_TARGETS += fuzz_dbus
+FUZZ_CODE += $(top_srcdir)/src/libcvisor/dbus.c
+EXTRA_DIST += tests/fuzz/fuzz_dbus.c
