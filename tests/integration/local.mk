@@ -12,7 +12,11 @@ AM_TESTS_ENVIRONMENT = \
 	CVISOR_BUILDDIR='$(abs_top_builddir)'; export CVISOR_BUILDDIR; \
 	CVISOR_SRCDIR='$(abs_top_srcdir)'; export CVISOR_SRCDIR; \
 	CVISOR_TESTS_DIR='$(abs_top_srcdir)/tests/integration'; export CVISOR_TESTS_DIR;
-EXTRA_DIST += tests/integration
+# The sources only: the directory itself would be taken from the build tree
+# when it exists there (test logs, objects), and a distcheck build would then
+# find stale objects through VPATH.
+$(eval EXTRA_DIST += $$(patsubst $$(srcdir)/%,%,$$(sort $$(wildcard $$(srcdir)/tests/integration/*.bats $$(srcdir)/tests/integration/*.bash))))
+EXTRA_DIST += tests/integration/data
 # fs-run (helper "rootfs"): the filesystem module alone, for mounts/devices/masked/attacks tests
 check_PROGRAMS += tests/integration/fs-run
 tests_integration_fs_run_SOURCES = tests/integration/fs-run.c
