@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # cgroup v2 for real: this host is hybrid, so these tests boot a qemu guest
 # (tests/vm/run-cgroup2.sh: Debian kernel, cgroup2 with every controller at
-# /sys/fs/cgroup) and run the cgroup tests inside it.
+# /sys/fs/cgroup) and run the cgroup and sandbox tests inside it.
 
 load helpers
 
@@ -30,4 +30,17 @@ vm() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ok 1 "* ]]
 	[[ "$output" != *"not ok"* ]]
+}
+
+@test "v2 guest: every sandbox.bats test on a pure cgroup v2 host (cvisor do: limits, report, timeout, cleanup)" {
+	requires_root
+	requires bats jq
+	vm env CVISOR="$CVISOR" CVISOR_BUILDDIR="$CVISOR_BUILDDIR" CVISOR_SRCDIR="$CVISOR_SRCDIR" \
+		bats --tap "$CVISOR_SRCDIR/tests/integration/sandbox.bats"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok 1 "* ]]
+	[[ "$output" != *"not ok"* ]]
+	# the limits themselves ran, not skipped
+	grep -qxE 'ok [0-9]+ sandbox: memory limit hit is reported \(OOM kill counter\)' <<<"$output"
+	grep -qxE 'ok [0-9]+ sandbox: processes limit hit is reported \(pids events\)' <<<"$output"
 }

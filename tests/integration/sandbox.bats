@@ -15,6 +15,7 @@ setup() {
 requires_outbound() {
 	requires slirp4netns python3
 	[ -x "$CVISOR_SLIRP_HOOK" ] || skip "hook $CVISOR_SLIRP_HOOK not built"
+	[ -c /dev/net/tun ] || skip "no /dev/net/tun (the tun driver) for slirp4netns"
 }
 
 # pids of running slirp4netns processes started by cvisor's hook (their
@@ -245,6 +246,9 @@ requires_unprivileged_userns() {
 	fi
 	[ "$(cat /proc/sys/user/max_user_namespaces)" -gt 0 ] ||
 		skip "user.max_user_namespaces is 0: no user namespaces"
+	# the kernel also refuses one from a chroot (the cgroup v2 test guest)
+	setpriv --reuid=nobody --regid=nogroup --clear-groups unshare -U true 2>/dev/null ||
+		skip "this environment refuses a user namespace to an unprivileged user (unshare -U)"
 	NR="$(mktemp -d /tmp/cvisor-sb-nobody.XXXXXX)"
 	echo "$NR" >>"$CV_TMP/.nobody-dirs"
 	chmod 755 "$NR"
