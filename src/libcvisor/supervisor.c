@@ -103,24 +103,31 @@ static void destroy_run(struct cv_container *c, const oci_spec *spec)
 		cv_warn("sandbox %s: %s", c->state->id, e->msg);
 }
 
+/* Dead: nobody holds its byte of LIVE_FILE, and its supervisor's pid is
+ * gone. The second test covers a run of another --root (another LIVE_FILE)
+ * or one whose LIVE_FILE was replaced: its cgroup is empty for a moment after
+ * it is made, and must not be taken for a leftover then. */
 static bool run_is_dead(const char *name, void *arg)
 {
+	int lfd = *(int *)arg;
 	pid_t pid = run_pid(name);
-	return pid > 0 && live_lock(*(int *)arg, pid, F_WRLCK, F_OFD_GETLK) == F_UNLCK;
+	return pid > 0 && (lfd < 0 || live_lock(lfd, pid, F_WRLCK, F_OFD_GETLK) == F_UNLCK) && kill(pid, 0) < 0 &&
+	       errno == ESRCH;
 }
 
 /* A run writes nothing to disk but holds its byte of LIVE_FILE: its cgroup
- * directories (do-PID-..., below our own cgroup) whose PID byte nobody
- * holds are what a supervisor and its watcher left when both were killed. */
+ * directories (do-PID-..., below our own cgroup) whose run is dead are what
+ * a supervisor and its watcher left when both were killed. */
 int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_t *err)
 {
 	cleanup_free char *dir = NULL;
 	if (bundles_dir(ctx, &dir, err) < 0)
 		return -1;
 	*removed = 0;
+	/* no lock file (no run of this --root yet): the pids alone tell */
 	cleanup_close int lfd = live_fd(dir);
-	if (lfd < 0)
-		return errno == ENOENT ? 0 : cv_error_errno(err, "open `%s/" LIVE_FILE "`", dir);
+	if (lfd < 0 && errno != ENOENT)
+		return cv_error_errno(err, "open `%s/" LIVE_FILE "`", dir);
 	return cv_cgroup_remove_stale(CV_SANDBOX_CGROUP_CONTROLLERS, run_is_dead, &lfd, removed, err);
 }
 

@@ -16,7 +16,8 @@
  * the read end of a pipe only the supervisor writes; end-of-file without
  * the supervisor's "done" byte makes it remove the cgroup. If the watcher
  * was killed too, cv_sandbox_gc() finds the cgroup directories of runs
- * whose byte of the bundles directory's lock file nobody holds. */
+ * whose byte of the bundles directory's lock file nobody holds and whose
+ * supervisor's pid is gone. */
 #ifndef CVISOR_SUPERVISOR_H
 #define CVISOR_SUPERVISOR_H
 

@@ -460,6 +460,30 @@ nobody_teardown() {
 	assert_clean
 }
 
+@test "sandbox: gc removes a run's empty cgroup only once its supervisor is gone, whatever --root it used" {
+	requires_root
+	local own pid dir
+	own="$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)"
+	[ -n "$own" ] && [ -d "/sys/fs/cgroup/memory$own" ] || skip "needs a v1 memory hierarchy"
+	# a live process standing for a run's supervisor (of another --root:
+	# this root's lock file knows nothing of it), and its fresh, still
+	# empty cgroup
+	sleep 4717 &
+	pid=$!
+	cv_track_pid $pid
+	dir="/sys/fs/cgroup/memory$own/do-$pid-1"
+	mkdir "$dir"
+	cv_track_cgroup "$dir"
+	run cvisor gc
+	[ "$status" -eq 0 ]
+	[ -d "$dir" ]
+	kill $pid
+	wait $pid || true
+	run cvisor gc
+	[ "$status" -eq 0 ]
+	[ ! -d "$dir" ]
+}
+
 @test "sandbox: spec --policy then run behaves as do (same config.json, same view inside; timeout and max_output_bytes only in do)" {
 	requires_root
 	requires jq
