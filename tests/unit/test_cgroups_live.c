@@ -22,6 +22,31 @@ static bool exists(const char *p)
 	return stat(p, &st) == 0;
 }
 
+/* The end of a live test: SIGKILL through the (loaded) cgroup kills the
+ * child, destroy removes every directory, and everything is freed. */
+static void kill_destroy_free(struct cv_cgroup *loaded, pid_t child, int wfd, char (*paths)[512], size_t npaths,
+			      oci_kv_list *saved)
+{
+	cv_error_t err = NULL;
+	ok(cv_cgroup_kill(loaded, SIGKILL, &err) == 0, "kill through the loaded object");
+	cv_error_release(&err);
+	int status = 0;
+	ok(waitpid(child, &status, 0) == child && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	   "child killed by SIGKILL");
+	close(wfd);
+	ok(cv_cgroup_destroy(loaded, &err) == 0, "destroy %s", err ? err->msg : "");
+	cv_error_release(&err);
+	for (size_t i = 0; i < npaths; i++)
+		ok(!exists(paths[i]), "removed %s", paths[i]);
+	cv_cgroup_free(loaded);
+	for (size_t i = 0; i < saved->len; i++) {
+		free(saved->v[i].key);
+		free(saved->v[i].value);
+	}
+	free(saved->v);
+}
+
+
 static char *slurp(const char *dir, const char *file)
 {
 	static char buf[4096];
@@ -204,21 +229,7 @@ static void lifecycle(enum cv_cgroup_layout layout)
 	ok(cv_cgroup_load(&saved, &loaded, &err) == 0 && loaded->n == cg->n && loaded->layout == layout,
 	   "load gives the same layout and directories");
 	cv_cgroup_free(cg);
-	ok(cv_cgroup_kill(loaded, SIGKILL, &err) == 0, "kill through the loaded object");
-	int status = 0;
-	ok(waitpid(child, &status, 0) == child && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-	   "child killed by SIGKILL");
-	close(wfd);
-	ok(cv_cgroup_destroy(loaded, &err) == 0, "destroy %s", err ? err->msg : "");
-	cv_error_release(&err);
-	for (size_t i = 0; i < npaths; i++)
-		ok(!exists(paths[i]), "removed %s", paths[i]);
-	cv_cgroup_free(loaded);
-	for (size_t i = 0; i < saved.len; i++) {
-		free(saved.v[i].key);
-		free(saved.v[i].value);
-	}
-	free(saved.v);
+	kill_destroy_free(loaded, child, wfd, paths, npaths, &saved);
 }
 
 /* org.cvisor.cgroup.controllers on v1/hybrid: only the listed hierarchies
@@ -308,20 +319,7 @@ static void subset(enum cv_cgroup_layout layout)
 		cv_error_release(&err);
 		oci_stats_clear(&st);
 	}
-	ok(cv_cgroup_kill(loaded, SIGKILL, &err) == 0, "kill");
-	int status = 0;
-	ok(waitpid(child, &status, 0) == child && WIFSIGNALED(status), "child killed");
-	close(wfd);
-	ok(cv_cgroup_destroy(loaded, &err) == 0, "destroy %s", err ? err->msg : "");
-	cv_error_release(&err);
-	for (size_t i = 0; i < npaths; i++)
-		ok(!exists(paths[i]), "removed %s", paths[i]);
-	cv_cgroup_free(loaded);
-	for (size_t i = 0; i < saved.len; i++) {
-		free(saved.v[i].key);
-		free(saved.v[i].value);
-	}
-	free(saved.v);
+	kill_destroy_free(loaded, child, wfd, paths, npaths, &saved);
 
 	/* cpu,cpuacct co-mounted or not: listing cpuacct alone joins its hierarchy */
 	cfg = (struct cv_cgroup_config){ .id = id, .controllers = "cpuacct" };
