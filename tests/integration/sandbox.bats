@@ -446,7 +446,15 @@ nobody_teardown() {
 	done
 	[ -n "$p" ] && [ -n "$w" ]
 	cv_track_pid $w
-	kill -9 $pid $w
+	# the watcher first: killed after the supervisor, it could see the
+	# supervisor's end and clean up before its own SIGKILL lands
+	kill -9 $w
+	# dead: a zombie until cvisor do (its parent) is gone too
+	for _ in $(seq 50); do
+		[ "$(cut -d' ' -f3 "/proc/$w/stat" 2>/dev/null)" = Z ] || [ ! -e "/proc/$w" ] && break
+		sleep 0.05
+	done
+	kill -9 $pid
 	for _ in $(seq 50); do pgrep -f '^sleep 4714' >/dev/null || break; sleep 0.1; done
 	! pgrep -f '^sleep 4714'
 	# nobody removed the cgroup: gc does, and only that run's
