@@ -21,10 +21,6 @@
 
 #include "libcvisor/exe-guard.h"
 
-#ifndef ST_RDONLY
-#define ST_RDONLY 1
-#endif
-
 /* The kernel enters with %rsp at argc and %rdx at the dynamic linker's
  * fini function (0 for a static binary), as _start expects them: both are
  * kept in callee-saved registers around the C call. */
@@ -73,8 +69,8 @@ NO_LIBC void cv_early_exec(uintptr_t *sp)
 	/* already a sealed copy or on a read-only mount: nothing to do */
 	struct statfs sf;
 	long seals = sys6(SYS_fcntl, exe, F_GET_SEALS, 0, 0, 0, 0);
-	if ((seals >= 0 && (seals & F_SEAL_WRITE) && (seals & F_SEAL_SEAL)) ||
-	    (sys6(SYS_fstatfs, exe, (long)&sf, 0, 0, 0, 0) == 0 && (sf.f_flags & ST_RDONLY))) {
+	bool ok = seals < 0 && sys6(SYS_fstatfs, exe, (long)&sf, 0, 0, 0, 0) == 0;
+	if (cv_guard_image_safe(seals, ok, ok ? (unsigned long)sf.f_flags : 0)) {
 		sys6(SYS_close, exe, 0, 0, 0, 0, 0);
 		return;
 	}

@@ -54,11 +54,10 @@ static const char *guard_step = "";
 
 static bool fd_is_safe(int fd)
 {
-	int seals = fcntl(fd, F_GET_SEALS);
-	if (seals >= 0 && (seals & F_SEAL_WRITE) && (seals & F_SEAL_SEAL))
-		return true;
 	struct statvfs sv;
-	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+	long seals = fcntl(fd, F_GET_SEALS);
+	bool ok = seals < 0 && fstatvfs(fd, &sv) == 0;
+	return cv_guard_image_safe(seals, ok, ok ? sv.f_flag : 0);
 }
 
 static int fail(const char *step)

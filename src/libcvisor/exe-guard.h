@@ -3,6 +3,7 @@
 #ifndef CVISOR_EXE_GUARD_H
 #define CVISOR_EXE_GUARD_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 
 #include "error.h"
@@ -25,6 +26,14 @@ static inline bool cv_guard_flag_takes_value(const char *p)
 	const char *f = p[1] == '-' ? p + 2 : p + 1;
 	return cv_guard_streq(f, "root") || cv_guard_streq(f, "log") || cv_guard_streq(f, "log-format") ||
 	       cv_guard_streq(f, "rootless") || cv_guard_streq(f, "criu");
+}
+
+/* An image no handle can write: a memfd sealed against writes (and against
+ * unsealing), or a file on a read-only mount (statfs flags ST_RDONLY = 1).
+ * SEALS is F_GET_SEALS's result, < 0 for a file that is no memfd. */
+static inline bool cv_guard_image_safe(long seals, bool statfs_ok, unsigned long statfs_flags)
+{
+	return (seals >= 0 && (seals & F_SEAL_WRITE) && (seals & F_SEAL_SEAL)) || (statfs_ok && (statfs_flags & 1));
 }
 
 static inline bool cv_guard_verb_enters(int argc, char *const *argv)

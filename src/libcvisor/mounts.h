@@ -38,9 +38,6 @@ void cv_rootfs_idmap_release(int *fds, size_t n);
  * the clone of root.path brings along): a comma-separated list of nosuid,
  * nodev and noexec. `cvisor do` sets "nosuid,nodev" on the host's root. */
 #define CV_ROOTFS_ANNOTATION_FLAGS "org.cvisor.rootfs.flags"
-/* The annotation above as MOUNT_ATTR_* bits (0 when absent); an unknown
- * flag is an error naming it. */
-int cv_rootfs_flags(const oci_spec *spec, uint64_t *out, cv_error_t *err);
 /* An O_PATH fd of the container's root as staged by cv_rootfs_prepare (the
  * path itself before that). */
 int cv_rootfs_open(const struct cv_rootfs_config *cfg, cv_error_t *err);

@@ -71,7 +71,9 @@ static bool leaves_shared(unsigned long prop)
 
 static int rootfd = -1;
 
-int cv_rootfs_flags(const oci_spec *spec, uint64_t *out, cv_error_t *err)
+/* The annotation as MOUNT_ATTR_* bits (0 when absent); an unknown flag is an
+ * error naming it. */
+static int rootfs_flags(const oci_spec *spec, uint64_t *out, cv_error_t *err)
 {
 	static const struct { const char *name; uint64_t attr; } table[] = {
 		{ "nosuid", MOUNT_ATTR_NOSUID }, { "nodev", MOUNT_ATTR_NODEV }, { "noexec", MOUNT_ATTR_NOEXEC },
@@ -106,7 +108,7 @@ int cv_rootfs_flags(const oci_spec *spec, uint64_t *out, cv_error_t *err)
 static int stage_rootfs(const struct cv_rootfs_config *cfg, cv_error_t *err)
 {
 	uint64_t set;
-	if (cv_rootfs_flags(cfg->spec, &set, err) < 0)
+	if (rootfs_flags(cfg->spec, &set, err) < 0)
 		return -1;
 	bool ro = cfg->spec->root && cfg->spec->root->readonly;
 	if (cfg->no_pivot && strcmp(cfg->rootfs, "/") == 0)
