@@ -18,7 +18,7 @@ PACKAGES=(
 	build-essential autoconf automake libtool pkg-config
 	libyajl-dev libseccomp-dev libcap-dev libmount-dev
 	# tests (libsystemd-dev: the fake systemd of the D-Bus test)
-	bats busybox-static jq procps util-linux dbus libsystemd-dev
+	bats busybox-static jq procps util-linux dbus libsystemd-dev strace
 	# fuzzing
 	clang
 	# reference runtimes and engines
@@ -114,5 +114,11 @@ if [ "$check_status" -ne 0 ] && [ "$fail" -eq 0 ]; then
 	fail=1
 fi
 
+# A CI log shows only part of the output: repeat what failed, with bats'
+# failure lines and the failing command's output, just before the count.
+if [ "$fail" -ne 0 ] && [ -f test-suite.log ]; then
+	say "what failed (from test-suite.log)"
+	grep -E '^(FAIL|ERROR|XPASS|not ok|#)' test-suite.log | grep -v '^# [A-Z]*: *[0-9]' | head -200
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -660,8 +660,12 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 fail:
 	if (idmap_fds)
 		cv_rootfs_idmap_release(idmap_fds, spec->mounts_len);
-	if (pid > 0)
+	if (pid > 0) {
+		/* without the namespace handshake the child may have failed
+		 * before we read its start time or moved it */
+		cv_sync_prefer_child_error(sock_parent, err);
 		kill_pidfd_wait(pidfd, pid, true);
+	}
 	if (c && c->cg) {
 		cleanup_error cv_error_t e = NULL;
 		if (cv_cgroup_destroy(c->cg, &e) < 0)

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -97,6 +98,25 @@ int cv_sync_recv(int sock, struct cv_sync_msg *m, cv_error_t *err)
 	payload[m->len] = '\0';
 	m->payload = steal_pointer(&payload);
 	return 0;
+}
+
+void cv_sync_prefer_child_error(int sock, cv_error_t *err)
+{
+	struct pollfd pf = { sock, POLLIN, 0 };
+	struct cv_sync_msg m = { .fd = -1 };
+	cv_error_t e = NULL;
+
+	if (sock < 0 || poll(&pf, 1, 0) != 1 || !(pf.revents & POLLIN))
+		return;
+	if (cv_sync_recv(sock, &m, &e) < 0) {
+		cv_error_release(&e);
+		return;
+	}
+	if (m.type == CV_SYNC_ERROR) {
+		cv_sync_msg_error(&m, "sync", &e);
+		cv_error_move(err, &e);
+	}
+	cv_sync_msg_release(&m);
 }
 
 int cv_sync_expect(int sock, uint32_t type, struct cv_sync_msg *m, cv_error_t *err)

@@ -43,6 +43,10 @@ int cv_sync_recv(int sock, struct cv_sync_msg *m, cv_error_t *err);
 /* Turns a message the receiver did not want into *err: the child's error
  * for CV_SYNC_ERROR, EPROTO naming WHO otherwise. Releases m. */
 int cv_sync_msg_error(struct cv_sync_msg *m, const char *who, cv_error_t *err);
+/* When our own step failed while the child was failing too, the child's
+ * error explains it and ours is only a symptom ("no such process"): if an
+ * error message is already waiting on sock, it replaces *err. Never blocks. */
+void cv_sync_prefer_child_error(int sock, cv_error_t *err);
 /* Receives one message of the given type; CV_SYNC_ERROR becomes *err. */
 int cv_sync_expect(int sock, uint32_t type, struct cv_sync_msg *m, cv_error_t *err);
 void cv_sync_msg_release(struct cv_sync_msg *m);

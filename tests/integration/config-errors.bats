@@ -85,3 +85,19 @@ create_fails() {
 	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
 	[ "$status" -eq 0 ]
 }
+
+@test "config: the container's own error wins when it fails before the runtime reads its pid" {
+	# Without the namespace handshake the child runs ahead. strace slows
+	# each open of the runtime (not of the child: no -f) by 0.1 s, so the
+	# child has surely failed and exited before the runtime reads
+	# /proc/PID/stat; the error must still be the child's, not ESRCH.
+	requires strace
+	requires_root
+	make_bundle
+	update_config '.linux.sysctl = {"net.ipv4.ip_forward": "1"} | .linux.namespaces |= map(select(.type != "network"))'
+	run strace -o /dev/null -e trace=openat -e inject=openat:delay_enter=100000 \
+		"$CVISOR" --root "$CV_ROOT" run --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -eq 1 ]
+	[ "$output" = 'cvisor: create: linux.sysctl: "net.ipv4.ip_forward" needs the container to have its own network namespace: Operation not permitted' ]
+	[ -z "$(ls -A "$CV_ROOT" 2>/dev/null)" ]
+}

@@ -5,7 +5,7 @@
 # TESTS at its own run time and would freeze (or mangle) the list.
 $(eval TESTS += $$(patsubst $$(srcdir)/%,%,$$(sort $$(wildcard $$(srcdir)/tests/integration/*.bats))))
 BATS_LOG_COMPILER = bats
-AM_BATS_LOG_FLAGS = --tap
+AM_BATS_LOG_FLAGS = --tap --print-output-on-failure
 # What the tests see (documented in tests/integration/helpers.bash).
 AM_TESTS_ENVIRONMENT = \
 	CVISOR='$(abs_top_builddir)/src/cvisor'; export CVISOR; \
