@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -37,6 +38,17 @@ typedef struct {
 	oci_kv *v;
 	size_t len;
 } oci_kv_list;
+
+/* The value of KEY (the last one when repeated, as a JSON reader keeps the
+ * last duplicate), or NULL. */
+static inline const char *oci_kv_get(const oci_kv_list *kv, const char *key)
+{
+	const char *v = NULL;
+	for (size_t i = 0; i < kv->len; i++)
+		if (kv->v[i].key && strcmp(kv->v[i].key, key) == 0)
+			v = kv->v[i].value;
+	return v;
+}
 
 typedef struct {
 	uint32_t container_id;

@@ -162,14 +162,16 @@ int cv_cgroup_controllers_check(const char *value, uint32_t mask, const oci_reso
 	return 0;
 }
 
-int cv_cgroup_config_validate(const struct cv_cgroup_config *cfg, cv_error_t *err)
+/* cv_cgroup_config_validate, also giving the annotation's mask (0 when
+ * absent) to cv_cgroup_create. */
+static int config_mask(const struct cv_cgroup_config *cfg, uint32_t *mask, cv_error_t *err)
 {
 	enum cv_cgroup_layout layout;
-	uint32_t mask;
 
+	*mask = 0;
 	if (!cfg->controllers)
 		return 0;
-	if (cv_cgroup_controllers_parse(cfg->controllers, &mask, err) < 0)
+	if (cv_cgroup_controllers_parse(cfg->controllers, mask, err) < 0)
 		return -1;
 	if (cfg->systemd)
 		return cv_error_plain(err, EINVAL,
@@ -178,7 +180,13 @@ int cv_cgroup_config_validate(const struct cv_cgroup_config *cfg, cv_error_t *er
 				      CV_CGROUP_ANNOTATION_CONTROLLERS, cfg->controllers);
 	if (cv_cgroup_layout(&layout, err) < 0)
 		return -1;
-	return cv_cgroup_controllers_check(cfg->controllers, mask, cfg->resources, layout, err);
+	return cv_cgroup_controllers_check(cfg->controllers, *mask, cfg->resources, layout, err);
+}
+
+int cv_cgroup_config_validate(const struct cv_cgroup_config *cfg, cv_error_t *err)
+{
+	uint32_t mask;
+	return config_mask(cfg, &mask, err);
 }
 
 const char *cv_cg_missing_why(const struct cv_cgroup *cg, const char *controller, char *buf, size_t size)
@@ -810,18 +818,15 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 	bool absolute = cfg->cgroups_path && cfg->cgroups_path[0] == '/';
 	int r;
 
-	if (cv_cgroup_config_validate(cfg, err) < 0)
+	uint32_t mask;
+	if (config_mask(cfg, &mask, err) < 0)
 		return -1;
 	if (cfg->systemd)
 		return cv_cg_systemd_create(cfg, out, err);
 	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof buf, lines, 64, &nlines, err) < 0)
 		return -1;
-	if (cfg->controllers) {
-		uint32_t mask = 0;
-		if (cv_cgroup_controllers_parse(cfg->controllers, &mask, err) < 0)
-			return -1;
+	if (cfg->controllers)
 		select_hierarchies(lines, nlines, layout, mask, want);
-	}
 	cg = calloc(1, sizeof *cg);
 	if (!cg)
 		return cv_error(err, ENOMEM, "cgroup");

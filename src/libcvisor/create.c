@@ -351,11 +351,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		.devices = spec->linux_ ? spec->linux_->devices : NULL,
 		.devices_len = spec->linux_ ? spec->linux_->devices_len : 0,
 	};
-	/* the hierarchies to join (cgroups.h); the last one wins if repeated */
-	for (size_t i = 0; i < spec->annotations.len; i++)
-		if (spec->annotations.v[i].key && spec->annotations.v[i].value &&
-		    strcmp(spec->annotations.v[i].key, CV_CGROUP_ANNOTATION_CONTROLLERS) == 0)
-			cgc.controllers = spec->annotations.v[i].value;
+	/* the hierarchies to join (cgroups.h) */
+	cgc.controllers = oci_kv_get(&spec->annotations, CV_CGROUP_ANNOTATION_CONTROLLERS);
 	/* refused before the state directory exists: nothing to undo */
 	r = cv_cgroup_config_validate(&cgc, err);
 	if (r < 0)

@@ -11,10 +11,9 @@
 #include "status.h"
 
 /* Removes every trace of a container whose process is gone or killed:
- * poststop hooks (warnings), cgroup, state directory. Consumes c's entry. */
-/* Removes the cgroup and the state and runs poststop hooks; `spec` is the
- * container's config when the caller has it, else NULL to read the copy in
- * the state directory. */
+ * poststop hooks (warnings), cgroup, state directory (consumes c's entry).
+ * SPEC is the container's config when the caller has it, else NULL to read
+ * the copy in the state directory. */
 int cv_container_destroy(struct cv_container *c, const oci_spec *spec, cv_error_t *err);
 /* Kills every process (cgroup, then the init through a verified pidfd) and
  * waits, bounded, for the init to exit. */
@@ -25,12 +24,12 @@ int cv_container_kill_wait(struct cv_container *c, cv_error_t *err);
  * container process dying with this one (PR_SET_PDEATHSIG, set after its
  * credentials) and going from its set-up to execve without waiting for a
  * start. GIVEN (may be NULL: read opts' config_path) is the config already
- * in memory, taken over whatever the outcome. WHILE_EXEC (may be NULL) is called once the container process is
- * complete and on its way to execve, before waiting for that: work to
- * overlap with it (c and spec are the container's; on a later failure the
- * container is destroyed). Returns once the program runs: *out is the
- * container (the caller kills and destroys it), *spec its config, *pidfd
- * its process. */
+ * in memory, taken over whatever the outcome. WHILE_EXEC (may be NULL) is
+ * called once the container process is complete and on its way to execve,
+ * before waiting for that: work to overlap with it (c and spec are the
+ * container's; on a later failure the container is destroyed). Returns once
+ * the program runs: *out is the container (the caller kills and destroys
+ * it), *spec its config, *pidfd its process. */
 int cv_run_transient(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
 		     oci_spec *given, void (*while_exec)(struct cv_container *c, const oci_spec *spec, void *arg),
 		     void *arg, struct cv_container **out, oci_spec **spec, int *pidfd, cv_error_t *err);

@@ -79,10 +79,7 @@ static int rootfs_flags(const oci_spec *spec, uint64_t *out, cv_error_t *err)
 		{ "nosuid", MOUNT_ATTR_NOSUID }, { "nodev", MOUNT_ATTR_NODEV }, { "noexec", MOUNT_ATTR_NOEXEC },
 	};
 	*out = 0;
-	const char *v = NULL;
-	for (size_t i = 0; i < spec->annotations.len; i++)
-		if (!strcmp(spec->annotations.v[i].key, CV_ROOTFS_ANNOTATION_FLAGS))
-			v = spec->annotations.v[i].value;
+	const char *v = oci_kv_get(&spec->annotations, CV_ROOTFS_ANNOTATION_FLAGS);
 	if (!v)
 		return 0;
 	for (const char *p = v;;) {

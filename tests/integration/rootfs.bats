@@ -4,24 +4,13 @@
 # annotation org.cvisor.rootfs.flags over the whole tree.
 
 load helpers
-load fs-helpers
-
-setup() {
-	cv_setup
-	make_bundle
-}
-
-teardown() {
-	# a host mount a test placed inside the rootfs directory
-	if [ -n "${RF_SUBMOUNT:-}" ] && mountpoint -q "$RF_SUBMOUNT"; then umount "$RF_SUBMOUNT"; fi
-	cv_teardown
-}
+load fs-helpers # its setup and teardown (which unmounts fs_host_mount's mounts)
 
 # A tmpfs mounted on the host at rootfs/mnt/sub, holding a file.
 host_submount() {
 	RF_SUBMOUNT="$CV_BUNDLE/rootfs/mnt/sub"
 	mkdir -p "$RF_SUBMOUNT"
-	mount -t tmpfs -o size=1m tmpfs "$RF_SUBMOUNT"
+	fs_host_mount -t tmpfs -o size=1m tmpfs "$RF_SUBMOUNT"
 	echo host >"$RF_SUBMOUNT/f"
 }
 
