@@ -17,7 +17,7 @@
 #include <yajl/yajl_version.h>
 
 #include "cleanup.h"
-#include "cmd/cmd.h"
+#include "cmd.h"
 #include "log.h"
 #include "oci/spec.h"
 

@@ -11,9 +11,9 @@
 
 #include "cleanup.h"
 #include "cmd.h"
-#include "oci/policy.h"
-#include "sandbox.h"
-#include "supervisor.h"
+#include "sandbox/policy.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/supervisor.h"
 
 static const char help[] =
 	"Usage: cvisor do [--policy FILE] [flags] -- PROGRAM [ARGS...]\n"

@@ -3,11 +3,11 @@
  * The tables below list ONLY what cvisor implements. Whoever adds or removes
  * support in a module updates the matching table here (and the `features`
  * test in tests/integration/cli.bats when it names the entry):
- *   hooks           src/libcvisor/hooks.c
- *   mount options   src/libcvisor/mounts.c (the option table)
- *   namespaces      src/libcvisor/namespaces.c
- *   seccomp         src/libcvisor/seccomp.c (actions, operators, archs, flags)
- *   cgroup          src/libcvisor/cgroups*.c
+ *   hooks           src/libcvisor/lifecycle/hooks.c
+ *   mount options   src/libcvisor/fs/mounts.c (the option table)
+ *   namespaces      src/libcvisor/process/namespaces.c
+ *   seccomp         src/libcvisor/seccomp/seccomp.c (actions, operators, archs, flags)
+ *   cgroup          src/libcvisor/cgroups/
  * Capabilities come from libcap at run time: every capability it knows. */
 #include "config.h"
 

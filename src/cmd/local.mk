@@ -1,4 +1,5 @@
 # The command line: main plus one file per verb.
+src_cvisor_CPPFLAGS = $(LIB_CPPFLAGS) -I$(top_srcdir)/src/cmd
 src_cvisor_SOURCES += src/cvisor.c \
 	src/cmd/cmd.h src/cmd/common.c src/cmd/create-flags.h \
 	src/cmd/create.c src/cmd/start.c src/cmd/run.c src/cmd/state.c \

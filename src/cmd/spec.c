@@ -11,9 +11,9 @@
 
 #include "cleanup.h"
 #include "cmd.h"
-#include "oci/policy.h"
+#include "sandbox/policy.h"
 #include "oci/spec.h"
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 static const char help[] =
 	"Usage: cvisor spec [flags]\n"

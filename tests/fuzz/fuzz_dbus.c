@@ -1,4 +1,4 @@
-/* libFuzzer target: the D-Bus message reader (src/libcvisor/dbus.c), which
+/* libFuzzer target: the D-Bus message reader (src/libcvisor/cgroups/dbus.c), which
  * takes whatever the bus sends to the systemd cgroup driver, plus the
  * signature checker. Invariants: a refused input comes with a
  * message; an accepted message's header strings and read arguments lie
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dbus.h"
+#include "cgroups/dbus.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oci/policy.h"
+#include "sandbox/policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@ FUZZ_CODE = \
 	$(top_srcdir)/oci/json-tree.c $(top_srcdir)/oci/json-read.c $(top_srcdir)/oci/json-write.c \
 	$(top_srcdir)/oci/spec-parse.c $(top_srcdir)/oci/spec-validate.c $(top_srcdir)/oci/spec-emit.c \
 	$(top_srcdir)/oci/spec-free.c $(top_srcdir)/oci/spec-equal.c $(top_srcdir)/oci/state.c \
-	$(top_srcdir)/src/libcvisor/error.c
+	$(top_srcdir)/src/libcvisor/base/error.c
 
 tests/fuzz/fuzz_%: $(top_srcdir)/tests/fuzz/fuzz_%.c $(FUZZ_CODE) $(top_srcdir)/oci/spec.h $(top_srcdir)/oci/state.h $(top_srcdir)/oci/json.h
 	@$(MKDIR_P) tests/fuzz
@@ -41,9 +41,9 @@ clean-fuzz:
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/fuzz_config.c tests/fuzz/fuzz_process.c tests/fuzz/fuzz_state.c
 # sandbox policy (helper "sandbox")
 FUZZ_TARGETS += fuzz_policy
-FUZZ_CODE += $(top_srcdir)/oci/policy.c
+FUZZ_CODE += $(top_srcdir)/src/libcvisor/sandbox/policy.c
 EXTRA_DIST += tests/fuzz/fuzz_policy.c
 # the D-Bus reader of the systemd cgroup driver
 FUZZ_TARGETS += fuzz_dbus
-FUZZ_CODE += $(top_srcdir)/src/libcvisor/dbus.c
+FUZZ_CODE += $(top_srcdir)/src/libcvisor/cgroups/dbus.c
 EXTRA_DIST += tests/fuzz/fuzz_dbus.c

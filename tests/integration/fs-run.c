@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "mounts.h"
+#include "fs/mounts.h"
 #include "oci/spec.h"
 
 static int write_map(pid_t pid, const char *file, const oci_id_mappings *m)

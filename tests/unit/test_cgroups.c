@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroups-internal.h"
+#include "cgroups/cgroups-internal.h"
 #include "tap.h"
 
 static void conversions(void)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroups-internal.h"
-#include "cgroups-systemd.h"
+#include "cgroups/cgroups-internal.h"
+#include "cgroups/cgroups-systemd.h"
 #include "tap.h"
 
 static void parse(void)

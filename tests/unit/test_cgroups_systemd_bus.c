@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroups-systemd.h"
+#include "cgroups/cgroups-systemd.h"
 #include "tap.h"
 
 static pid_t spawn(char *const argv[], char *line, size_t size)

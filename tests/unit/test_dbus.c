@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dbus.h"
+#include "cgroups/dbus.h"
 #include "tap.h"
 
 static bool bytes_eq(const uint8_t *got, size_t got_len, const uint8_t *want, size_t want_len, const char *what)

@@ -1,4 +1,4 @@
-/* Unit tests for src/libcvisor/passwd.c: /etc/passwd lines and lookups. */
+/* Unit tests for src/libcvisor/process/passwd.c: /etc/passwd lines and lookups. */
 #include "config.h"
 
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "passwd.h"
+#include "process/passwd.h"
 #include "tap.h"
 
 static bool match(const char *line, uid_t uid, const char *want_name, const char *want_home)

@@ -1,4 +1,4 @@
-/* Unit tests for oci/policy.c: every key, sizes, ranges, exact messages. */
+/* Unit tests for src/libcvisor/sandbox/policy.c: every key, sizes, ranges, exact messages. */
 #include "config.h"
 
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "oci/policy.h"
+#include "sandbox/policy.h"
 #include "tap.h"
 
 /* Parses TEXT; returns the policy or NULL with *msg set to the error. */

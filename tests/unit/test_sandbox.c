@@ -1,4 +1,4 @@
-/* Unit tests for src/libcvisor/sandbox.c: policy -> OCI spec. The host is
+/* Unit tests for src/libcvisor/sandbox/sandbox.c: policy -> OCI spec. The host is
  * described by a struct (environment, home, ids, hard limits),
  * so every case is deterministic. */
 #include "config.h"
@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "oci/policy.h"
+#include "sandbox/policy.h"
 #include "oci/spec.h"
-#include "cgroups.h"
-#include "mounts.h"
-#include "sandbox.h"
+#include "cgroups/cgroups.h"
+#include "fs/mounts.h"
+#include "sandbox/sandbox.h"
 #include "tap.h"
 
 static char tmpdir[] = "/tmp/cvisor-test-sandbox-XXXXXX";

@@ -27,8 +27,8 @@
 #include <yajl/yajl_tree.h>
 
 #include "cleanup.h"
-#include "seccomp-internal.h"
-#include "seccomp-filter.h"
+#include "seccomp/seccomp-internal.h"
+#include "seccomp/seccomp-filter.h"
 
 /* ---- minimal TAP ---- */
 static int t_num, t_failed;

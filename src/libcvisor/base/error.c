@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cvisor.h"
 #include "error.h"
 
 static struct cv_error_s oom_error = { ENOMEM, (char *)"out of memory" };
@@ -106,20 +105,4 @@ void cv_error_move(cv_error_t *to, cv_error_t *from)
 	cv_error_release(to);
 	*to = *from;
 	*from = NULL;
-}
-
-/* Public accessors (cvisor.h). */
-const char *cvisor_error_message(const struct cv_error_s *err)
-{
-	return err && err->msg ? err->msg : "unknown error";
-}
-
-int cvisor_error_errno(const struct cv_error_s *err)
-{
-	return err ? err->errnum : 0;
-}
-
-void cvisor_error_free(struct cv_error_s *err)
-{
-	cv_error_release(&err);
 }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cgroups-internal.h"
+#include "cgroups/cgroups-internal.h"
 
 /* runc's linear mapping of the v1 shares range [2, 262144] onto the v2 weight
  * range [1, 10000]. crun 1.11+ switched to a quadratic curve that maps the

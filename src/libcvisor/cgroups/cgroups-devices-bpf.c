@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cgroups-internal.h"
+#include "cgroups/cgroups-internal.h"
 #include "cleanup.h"
 #include "log.h"
 

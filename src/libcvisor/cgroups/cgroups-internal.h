@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cgroups.h"
+#include "cgroups/cgroups.h"
 
 /* One hierarchy's directory for the container. */
 struct cv_cg_dir {

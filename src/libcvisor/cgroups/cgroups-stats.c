@@ -17,7 +17,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "cgroups-internal.h"
+#include "cgroups/cgroups-internal.h"
 #include "cleanup.h"
 
 #define BIG 65536

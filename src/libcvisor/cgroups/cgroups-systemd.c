@@ -16,10 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroups-internal.h"
-#include "cgroups-systemd.h"
+#include "cgroups/cgroups-internal.h"
+#include "cgroups/cgroups-systemd.h"
 #include "cleanup.h"
-#include "dbus.h"
+#include "cgroups/dbus.h"
 #include "log.h"
 
 void cv_cg_systemd_path_clear(struct cv_cg_systemd_path *p)

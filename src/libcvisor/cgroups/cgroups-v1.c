@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "cgroups-internal.h"
+#include "cgroups/cgroups-internal.h"
 #include "cleanup.h"
 #include "log.h"
 

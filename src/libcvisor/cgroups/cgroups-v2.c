@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroups-internal.h"
+#include "cgroups/cgroups-internal.h"
 #include "cleanup.h"
 #include "log.h"
 

@@ -23,7 +23,7 @@
 
 #include <linux/magic.h>
 
-#include "cgroups-internal.h"
+#include "cgroups/cgroups-internal.h"
 #include "cleanup.h"
 #include "log.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "dbus.h"
+#include "cgroups/dbus.h"
 
 /* The spec's limits. */
 #define MAX_ARRAY (64u << 20)

@@ -17,8 +17,8 @@
 
 #include "cleanup.h"
 #include "log.h"
-#include "mounts-internal.h"
-#include "safe-path.h"
+#include "fs/mounts-internal.h"
+#include "fs/safe-path.h"
 
 struct dev_node {
 	const char *path;

@@ -15,8 +15,8 @@
 
 #include "cleanup.h"
 #include "log.h"
-#include "mounts-internal.h"
-#include "safe-path.h"
+#include "fs/mounts-internal.h"
+#include "fs/safe-path.h"
 
 int cv_masked_paths(const oci_spec *spec, cv_error_t *err)
 {

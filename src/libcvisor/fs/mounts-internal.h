@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "mounts.h"
+#include "fs/mounts.h"
 
 /* Attaches the detached mount TREEFD on the inode DESTFD refers to. */
 int cv_attach_mount(int treefd, int destfd, const char *what, const char *dest, cv_error_t *err);

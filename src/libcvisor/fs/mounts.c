@@ -24,8 +24,8 @@
 
 #include "cleanup.h"
 #include "log.h"
-#include "mounts-internal.h"
-#include "safe-path.h"
+#include "fs/mounts-internal.h"
+#include "fs/safe-path.h"
 
 #define ATTR_ATIME_ALL (MOUNT_ATTR__ATIME)
 

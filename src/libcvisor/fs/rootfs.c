@@ -15,8 +15,8 @@
 
 #include "cleanup.h"
 #include "log.h"
-#include "mounts-internal.h"
-#include "safe-path.h"
+#include "fs/mounts-internal.h"
+#include "fs/safe-path.h"
 
 static int parse_propagation(const char *s, unsigned long *out, cv_error_t *err)
 {

@@ -18,7 +18,7 @@
 
 #include "cleanup.h"
 #include "log.h"
-#include "safe-path.h"
+#include "fs/safe-path.h"
 
 #define MAX_SYMLINKS 40
 

@@ -13,13 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroups.h"
+#include "cgroups/cgroups.h"
 #include "cleanup.h"
 #include "cvisor.h"
 #include "log.h"
 #include "oci/resources.h"
 #include "oci/stats.h"
-#include "status.h"
+#include "lifecycle/status.h"
 
 /* The container, live (not stopped), with its cgroup loaded. */
 static int load_live(const struct cvisor_context *ctx, const char *id, struct cv_container **out,

@@ -11,8 +11,24 @@
 
 #include "cleanup.h"
 #include "cvisor.h"
-#include "create.h"
-#include "status.h"
+#include "lifecycle/create.h"
+#include "lifecycle/status.h"
+
+/* The public accessors of base's error objects. */
+const char *cvisor_error_message(const struct cv_error_s *err)
+{
+	return err && err->msg ? err->msg : "unknown error";
+}
+
+int cvisor_error_errno(const struct cv_error_s *err)
+{
+	return err ? err->errnum : 0;
+}
+
+void cvisor_error_free(struct cv_error_s *err)
+{
+	cv_error_release(&err);
+}
 
 const char *cvisor_version(void)
 {

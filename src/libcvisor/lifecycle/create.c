@@ -24,22 +24,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "cgroups.h"
+#include "process/caps.h"
+#include "cgroups/cgroups.h"
 #include "cleanup.h"
-#include "console.h"
-#include "create.h"
+#include "process/console.h"
+#include "lifecycle/create.h"
 #include "cvisor.h"
-#include "exe-guard.h"
-#include "hooks.h"
+#include "lifecycle/exe-guard.h"
+#include "lifecycle/hooks.h"
 #include "log.h"
-#include "namespaces.h"
-#include "passwd.h"
-#include "process-attrs.h"
-#include "mounts.h"
-#include "process.h"
-#include "seccomp-filter.h"
-#include "sync.h"
+#include "process/namespaces.h"
+#include "process/passwd.h"
+#include "process/process-attrs.h"
+#include "fs/mounts.h"
+#include "process/process.h"
+#include "seccomp/seccomp-filter.h"
+#include "process/sync.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

@@ -8,7 +8,7 @@
 
 #include "cvisor.h"
 #include "error.h"
-#include "status.h"
+#include "lifecycle/status.h"
 
 /* Removes every trace of a container whose process is gone or killed:
  * poststop hooks (warnings), cgroup, state directory (consumes c's entry).

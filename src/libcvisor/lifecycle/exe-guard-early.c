@@ -19,7 +19,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 
-#include "libcvisor/exe-guard.h"
+#include "exe-guard.h"
 
 /* The kernel enters with %rsp at argc and %rdx at the dynamic linker's
  * fini function (0 for a static binary), as _start expects them: both are

@@ -39,7 +39,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "exe-guard.h"
+#include "lifecycle/exe-guard.h"
 
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010U

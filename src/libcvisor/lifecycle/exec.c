@@ -20,20 +20,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "process/caps.h"
 #include "cleanup.h"
-#include "console.h"
-#include "create.h"
+#include "process/console.h"
+#include "lifecycle/create.h"
 #include "cvisor.h"
-#include "exe-guard.h"
-#include "namespaces.h"
-#include "process-attrs.h"
-#include "process.h"
+#include "lifecycle/exe-guard.h"
+#include "process/namespaces.h"
+#include "process/process-attrs.h"
+#include "process/process.h"
 #include "log.h"
-#include "safe-path.h"
-#include "seccomp-filter.h"
-#include "status.h"
-#include "sync.h"
+#include "fs/safe-path.h"
+#include "seccomp/seccomp-filter.h"
+#include "lifecycle/status.h"
+#include "process/sync.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)

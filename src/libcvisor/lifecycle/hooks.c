@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "hooks.h"
+#include "lifecycle/hooks.h"
 #include "log.h"
 
 static int run_hook(const oci_hook *h, const char *kind, size_t idx, const char *state_json,

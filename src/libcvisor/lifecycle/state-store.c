@@ -24,7 +24,7 @@
 
 #include "cleanup.h"
 #include "log.h"
-#include "state-store.h"
+#include "lifecycle/state-store.h"
 
 #define STATE_FILE "state.json"
 #define STATE_TMP "state.json.tmp"

@@ -13,7 +13,7 @@
 
 #include "cleanup.h"
 #include "cvisor.h"
-#include "status.h"
+#include "lifecycle/status.h"
 
 int cv_context_root(const struct cvisor_context *ctx, char **out, cv_error_t *err)
 {

@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cgroups.h"
+#include "cgroups/cgroups.h"
 #include "error.h"
 #include "oci/state.h"
-#include "state-store.h"
+#include "lifecycle/state-store.h"
 
 struct cvisor_context;
 

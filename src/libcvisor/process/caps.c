@@ -5,7 +5,7 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
-#include "caps.h"
+#include "process/caps.h"
 #include "cleanup.h"
 #include "log.h"
 

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "console.h"
-#include "safe-path.h"
+#include "process/console.h"
+#include "fs/safe-path.h"
 
 int cv_console_new_pty(int rootfd, uint32_t rows, uint32_t cols, int *master, int *slave, cv_error_t *err)
 {

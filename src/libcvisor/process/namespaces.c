@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "namespaces.h"
+#include "process/namespaces.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "passwd.h"
+#include "process/passwd.h"
 
 bool cv_passwd_line_match(char *line, uid_t uid, const char **name, const char **home)
 {

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "process-attrs.h"
-#include "safe-path.h"
+#include "process/process-attrs.h"
+#include "fs/safe-path.h"
 
 static const struct {
 	const char *name;

@@ -15,16 +15,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "process/caps.h"
 #include "cleanup.h"
-#include "console.h"
-#include "hooks.h"
-#include "mounts.h"
-#include "process-attrs.h"
-#include "process.h"
-#include "safe-path.h"
-#include "status.h"
-#include "sync.h"
+#include "process/console.h"
+#include "lifecycle/hooks.h"
+#include "fs/mounts.h"
+#include "process/process-attrs.h"
+#include "process/process.h"
+#include "fs/safe-path.h"
+#include "lifecycle/status.h"
+#include "process/sync.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

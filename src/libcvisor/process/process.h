@@ -7,11 +7,11 @@
 
 #include <stdbool.h>
 
-#include "cgroups.h"
+#include "cgroups/cgroups.h"
 #include "error.h"
-#include "namespaces.h"
+#include "process/namespaces.h"
 #include "oci/spec.h"
-#include "seccomp-filter.h"
+#include "seccomp/seccomp-filter.h"
 
 struct cv_child_config {
 	const oci_spec *spec;

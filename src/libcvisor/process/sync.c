@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "sync.h"
+#include "process/sync.h"
 
 struct hdr {
 	uint32_t type;

@@ -18,8 +18,8 @@
 #include <yajl/yajl_gen.h>
 
 #include "cleanup.h"
-#include "json.h"
-#include "policy.h"
+#include "oci/json.h"
+#include "sandbox/policy.h"
 
 #define POLICY_MAX_SIZE (1u << 20)
 #define POLICY_MAX_LIST 4096

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "spec.h"
+#include "oci/spec.h"
 
 enum oci_policy_network {
 	OCI_POLICY_NET_NONE = 0, /* new network namespace with loopback only */

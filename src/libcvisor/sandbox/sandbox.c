@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroups.h"
+#include "cgroups/cgroups.h"
 #include "cleanup.h"
 #include "log.h"
-#include "mounts.h"
-#include "passwd.h"
-#include "sandbox.h"
+#include "fs/mounts.h"
+#include "process/passwd.h"
+#include "sandbox/sandbox.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define CPU_PERIOD_US 100000ull

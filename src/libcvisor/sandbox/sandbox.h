@@ -40,7 +40,7 @@
 #include <sys/types.h>
 
 #include "error.h"
-#include "oci/policy.h"
+#include "sandbox/policy.h"
 #include "oci/spec.h"
 
 /* The credential stores masked by default: ONE list, used by the code and

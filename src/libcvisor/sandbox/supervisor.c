@@ -22,15 +22,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroups.h"
+#include "cgroups/cgroups.h"
 #include "cleanup.h"
-#include "create.h"
+#include "lifecycle/create.h"
 #include "log.h"
 #include "oci/spec.h"
-#include "sandbox.h"
-#include "state-store.h"
-#include "status.h"
-#include "supervisor.h"
+#include "sandbox/sandbox.h"
+#include "lifecycle/state-store.h"
+#include "lifecycle/status.h"
+#include "sandbox/supervisor.h"
 
 #define DONE_BYTE 'd'
 #define OUTPUT_CHUNK 65536

@@ -26,7 +26,7 @@
 
 #include "cvisor.h"
 #include "error.h"
-#include "oci/policy.h"
+#include "sandbox/policy.h"
 
 /* Runs ARGS under POLICY; fills *report (exit_code is the program's). The
  * cgroup's figures (peak memory, OOM kills, pids limit hits, CPU time) are

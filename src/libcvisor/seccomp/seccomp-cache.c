@@ -22,8 +22,8 @@
 
 #include "cleanup.h"
 #include "log.h"
-#include "seccomp-internal.h"
-#include "seccomp-filter.h"
+#include "seccomp/seccomp-internal.h"
+#include "seccomp/seccomp-filter.h"
 
 #define CACHE_MAGIC "CVSECBPF"
 #define CACHE_FORMAT 1

@@ -17,7 +17,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "cleanup.h"
-#include "seccomp-filter.h"
+#include "seccomp/seccomp-filter.h"
 
 static void yajl_gen_freep(yajl_gen *g)
 {

@@ -20,8 +20,8 @@
 
 #include "cleanup.h"
 #include "log.h"
-#include "seccomp-filter.h"
-#include "seccomp-internal.h"
+#include "seccomp/seccomp-filter.h"
+#include "seccomp/seccomp-internal.h"
 
 #ifndef SECCOMP_FILTER_FLAG_LOG
 #define SECCOMP_FILTER_FLAG_LOG (1UL << 1)

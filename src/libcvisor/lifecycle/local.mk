@@ -1,0 +1,13 @@
+# lifecycle: the container verbs of the public API (create, start, run,
+# exec, kill, delete, state, pause, update, events...): the state store
+# under --root, the container record and status, the hooks, the cgroup of a
+# container, and the CVE-2019-5736 guard that every verb entering a
+# container passes (exe-guard-early.c is linked into the binary only).
+libcvisor_core_la_SOURCES += \
+	src/libcvisor/lifecycle/create.c src/libcvisor/lifecycle/create.h \
+	src/libcvisor/lifecycle/container.c src/libcvisor/lifecycle/container-cgroups.c \
+	src/libcvisor/lifecycle/exec.c \
+	src/libcvisor/lifecycle/status.c src/libcvisor/lifecycle/status.h \
+	src/libcvisor/lifecycle/state-store.c src/libcvisor/lifecycle/state-store.h \
+	src/libcvisor/lifecycle/hooks.c src/libcvisor/lifecycle/hooks.h \
+	src/libcvisor/lifecycle/exe-guard.c src/libcvisor/lifecycle/exe-guard.h

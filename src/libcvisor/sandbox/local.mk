@@ -1,0 +1,7 @@
+# sandbox: cvisor's own layer over the runtime: the policy format
+# (policy.c), policy -> config.json (sandbox.c), and the supervisor of
+# `cvisor do` (supervisor.c: timeout, output caps, report, cleanup).
+libcvisor_core_la_SOURCES += \
+	src/libcvisor/sandbox/policy.c src/libcvisor/sandbox/policy.h \
+	src/libcvisor/sandbox/sandbox.c src/libcvisor/sandbox/sandbox.h \
+	src/libcvisor/sandbox/supervisor.c src/libcvisor/sandbox/supervisor.h
