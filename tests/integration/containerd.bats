@@ -52,47 +52,6 @@ ct_wait_status() {
     return 1
 }
 
-# ct_image_by_hand ROOTFS OUT.tar: a one-layer OCI image layout archive.
-ct_image_by_hand() {
-    local rootfs=$1 out=$2 d arch
-    d=$(mktemp -d "$CT_DIR/oci.XXXXXX")
-    mkdir -p "$d/blobs/sha256"
-    case $(uname -m) in x86_64) arch=amd64 ;; aarch64) arch=arm64 ;; *) arch=$(uname -m) ;; esac
-
-    tar -C "$rootfs" -cf "$d/layer.tar" . || return 1
-    local layer_sum layer_size
-    layer_sum=$(sha256sum "$d/layer.tar" | cut -d' ' -f1)
-    layer_size=$(stat -c %s "$d/layer.tar")
-    mv "$d/layer.tar" "$d/blobs/sha256/$layer_sum"
-
-    jq -cn --arg arch "$arch" --arg diff "sha256:$layer_sum" '{
-        architecture: $arch, os: "linux",
-        config: {Env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"], Cmd: ["/bin/sh"]},
-        rootfs: {type: "layers", diff_ids: [$diff]}}' >"$d/config.json"
-    local cfg_sum cfg_size
-    cfg_sum=$(sha256sum "$d/config.json" | cut -d' ' -f1)
-    cfg_size=$(stat -c %s "$d/config.json")
-    mv "$d/config.json" "$d/blobs/sha256/$cfg_sum"
-
-    jq -cn --arg c "sha256:$cfg_sum" --argjson cs "$cfg_size" \
-           --arg l "sha256:$layer_sum" --argjson ls "$layer_size" '{
-        schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
-        config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $c, size: $cs},
-        layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar", digest: $l, size: $ls}]}' >"$d/manifest.json"
-    local man_sum man_size
-    man_sum=$(sha256sum "$d/manifest.json" | cut -d' ' -f1)
-    man_size=$(stat -c %s "$d/manifest.json")
-    mv "$d/manifest.json" "$d/blobs/sha256/$man_sum"
-
-    jq -cn --arg m "sha256:$man_sum" --argjson ms "$man_size" --arg name "$IMG" '{
-        schemaVersion: 2,
-        manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $m, size: $ms,
-                     annotations: {"io.containerd.image.name": $name,
-                                   "org.opencontainers.image.ref.name": ($name | split(":")[1])}}]}' >"$d/index.json"
-    echo '{"imageLayoutVersion":"1.0.0"}' >"$d/oci-layout"
-    tar -C "$d" -cf "$out" oci-layout index.json blobs && rm -rf "$d"
-}
-
 setup_file() {
     if ! command -v containerd >/dev/null || ! command -v ctr >/dev/null \
         || ! command -v containerd-shim-runc-v2 >/dev/null; then
@@ -106,31 +65,9 @@ setup_file() {
 
     # CRI is off (no CNI here, and ctr does not use it); the v1 runtime plugin
     # stays on or the tasks service does not load.
-    cat >"$CT_DIR/config.toml" <<EOF
-version = 2
-root = "$CT_DIR/root"
-state = "$CT_DIR/state"
-temp = "$CT_DIR/tmp"
-disabled_plugins = ["io.containerd.grpc.v1.cri"]
-[grpc]
-  address = "$CT_DIR/containerd.sock"
-[ttrpc]
-  address = "$CT_DIR/containerd.sock.ttrpc"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$CT_DIR/opt"
-EOF
-    mkdir -p "$CT_DIR/tmp"
-    # fd 3 closed: bats waits on it otherwise.
-    containerd --config "$CT_DIR/config.toml" >"$CT_DIR/containerd.log" 2>&1 3>&- &
-    echo $! >"$CT_DIR/containerd.pid"
-    local i
-    for i in $(seq 100); do
-        ct version >/dev/null 2>&1 && break
-        kill -0 "$(cat "$CT_DIR/containerd.pid")" 2>/dev/null \
-            || { cat "$CT_DIR/containerd.log" >&2; return 1; }
-        sleep 0.1
-    done
-    ct version >/dev/null || { echo "containerd did not answer on $CT_DIR/containerd.sock" >&2; return 1; }
+    eh_containerd_config "$CT_DIR" 'disabled_plugins = ["io.containerd.grpc.v1.cri"]' \
+        >"$CT_DIR/config.toml"
+    eh_containerd_start "$CT_DIR" >&2 || return 1
 
     eh_make_rootfs "$CT_DIR/rootfs"
     if command -v podman >/dev/null && [ "${CT_IMAGE_VIA:-podman}" = podman ]; then
@@ -140,7 +77,7 @@ EOF
         "${pm[@]}" save -q --format oci-archive -o "$CT_DIR/image.tar" "$IMG"
         "${pm[@]}" system reset -f >/dev/null 2>&1
     else
-        ct_image_by_hand "$CT_DIR/rootfs" "$CT_DIR/image.tar"
+        eh_oci_image "$CT_DIR/rootfs" "$IMG" "$CT_DIR/image.tar" /bin/sh
     fi
     ct images import --base-name localhost/cvisor-bb "$CT_DIR/image.tar" >"$CT_DIR/import.log" 2>&1 \
         || { cat "$CT_DIR/import.log" >&2; return 1; }
@@ -176,14 +113,7 @@ teardown_file() {
     eh_kill_cgroup_procs "$CT_CG"
     ct_remove_all
     ct images rm "$IMG" >/dev/null 2>&1
-    eh_kill_pidfile "$CT_DIR/containerd.pid"
-    # Shims of our containerd that outlived their task (they carry our socket path).
-    local p
-    for p in $(pgrep -f -- "-address $CT_DIR/containerd.sock"); do
-        kill -KILL "$p" 2>/dev/null
-    done
-    grep -F " $CT_DIR/" /proc/self/mountinfo | awk '{print $5}' | sort -r |
-        while read -r m; do umount -l "$m"; done
+    eh_containerd_stop "$CT_DIR"
     eh_remove_cgroups "$CT_CG"
     rm -rf "$CT_DIR"
 }
