@@ -29,3 +29,8 @@ tests_integration_seccomp_agent_SOURCES = tests/integration/seccomp-agent.c
 # lifecycle (helper "lifecycle"): console-socket receiver for console.bats/exec.bats
 check_PROGRAMS += tests/integration/recvtty
 tests_integration_recvtty_SOURCES = tests/integration/recvtty.c
+
+# cri.bats: its CRI client, the client's .proto, and the pause program the
+# test compiles itself (static, without the build's flags)
+EXTRA_DIST += tests/integration/cri/cri.proto tests/integration/cri/cri-client.py \
+	tests/integration/pause.c
