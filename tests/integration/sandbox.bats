@@ -98,6 +98,19 @@ assert_clean() {
 	assert_clean
 }
 
+@test "sandbox: a program done before the runtime read its start time is no error" {
+	# strace slows each open of the supervisor (not of its child: no -f) by
+	# 0.1 s: the sandbox has run `true` to its end before the runtime reads
+	# its /proc/PID/stat, as on a busy machine
+	requires strace
+	requires_root
+	run strace -o /dev/null -e trace=openat -e inject=openat:delay_enter=100000 \
+		"$CVISOR" --root "$CV_ROOT" do -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	[ -z "$output" ]
+	assert_clean
+}
+
 @test "sandbox: a given workspace is writable, the cwd, and kept" {
 	requires_root
 	mkdir "$CV_TMP/ws"

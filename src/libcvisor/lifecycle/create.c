@@ -563,7 +563,9 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	}
 	st->annotations = spec->annotations;
 	spec->annotations = (oci_kv_list){ 0 }; /* moved: the state owns them now */
-	r = cv_proc_start_time(pid, &st->pid_start);
+	/* our child: without the handshake it may have run its program to the
+	 * end already (cvisor do true on a busy machine) */
+	r = cv_proc_start_time(pid, true, &st->pid_start);
 	if (r < 0) {
 		r = cv_error(err, -r, "read the start time of pid %d", (int)pid);
 		goto fail;

@@ -20,7 +20,7 @@ int cv_context_root(const struct cvisor_context *ctx, char **out, cv_error_t *er
 	return cv_store_root(ctx ? ctx->state_root : NULL, out, err);
 }
 
-int cv_proc_start_time(pid_t pid, uint64_t *out)
+int cv_proc_start_time(pid_t pid, bool zombie_ok, uint64_t *out)
 {
 	char path[64], buf[1024];
 	cleanup_close int fd = -1;
@@ -52,7 +52,7 @@ int cv_proc_start_time(pid_t pid, uint64_t *out)
 	if (errno || end == p + 1)
 		return -EINVAL;
 	/* A zombie still has its stat entry but is no longer a running container. */
-	if (state == 'Z' || state == 'X')
+	if (!zombie_ok && (state == 'Z' || state == 'X'))
 		return -ESRCH;
 	*out = v;
 	return 0;
@@ -73,7 +73,7 @@ int cv_pidfd_open_verified(pid_t pid, uint64_t start, int *out, cv_error_t *err)
 			return -ESRCH;
 		return cv_error_errno(err, "pidfd_open %d", (int)pid);
 	}
-	r = cv_proc_start_time(pid, &now);
+	r = cv_proc_start_time(pid, false, &now);
 	if (r == -ESRCH || (r == 0 && now != start))
 		return -ESRCH;
 	if (r < 0)
@@ -142,7 +142,7 @@ int cv_container_status(struct cv_container *c, const char **status, cv_error_t 
 		*status = "stopped";
 		return 0;
 	}
-	r = cv_proc_start_time(st->pid, &start);
+	r = cv_proc_start_time(st->pid, false, &start);
 	if (r == -ESRCH || (r == 0 && start != st->pid_start)) {
 		*status = "stopped";
 		return 0;

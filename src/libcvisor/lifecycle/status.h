@@ -35,8 +35,9 @@ void cv_container_free(struct cv_container *c);
 static inline void cv_container_freep(struct cv_container **c) { cv_container_free(*c); }
 #define cleanup_container __attribute__((cleanup(cv_container_freep)))
 
-/* Field 22 of /proc/PID/stat; -ESRCH when the process is gone. */
-int cv_proc_start_time(pid_t pid, uint64_t *out);
+/* Field 22 of /proc/PID/stat; -ESRCH when the process is gone, or a
+ * zombie unless ZOMBIE_OK (our own child, which may exit before we look). */
+int cv_proc_start_time(pid_t pid, bool zombie_ok, uint64_t *out);
 /* A pidfd of pid if it is still the process that started at `start`;
  * -ESRCH (no error set) when it exited or the pid was recycled. */
 int cv_pidfd_open_verified(pid_t pid, uint64_t start, int *out, cv_error_t *err);
