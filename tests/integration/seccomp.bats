@@ -10,6 +10,19 @@ SC_DATA="$CVISOR_TESTS_DIR/data/seccomp"
 setup_file() {
 	command -v gcc >/dev/null || return 0
 	gcc -static -O1 -o "$BATS_FILE_TMPDIR/probe" "$SC_DATA/probe.c" 2>"$BATS_FILE_TMPDIR/probe.log" || true
+	# Can this kernel make i386 syscalls at all? int $0x80 on the bare
+	# host, outside any container and filter. Where IA32 emulation is off
+	# (CONFIG_IA32_EMULATION_DEFAULT_DISABLED, ia32_emulation=0, or a guest
+	# kernel without that gate, as on the 6.18 test machines) it raises a
+	# general protection fault: SIGSEGV, before any filter is asked.
+	if [ "$(uname -m)" = x86_64 ] && [ -x "$BATS_FILE_TMPDIR/probe" ]; then
+		local out status=0
+		out="$("$BATS_FILE_TMPDIR/probe" i386-getpid 2>&1)" || status=$?
+		if [ "$out" != "i386-getpid 0" ]; then
+			[ "$status" -le 128 ] || out="killed by SIG$(kill -l $((status - 128)))"
+			echo "int \$0x80 outside any container: exit $status, $out" >"$BATS_FILE_TMPDIR/no-i386"
+		fi
+	fi
 	if [ -x "$CVISOR_BUILDDIR/tests/integration/seccomp-agent" ]; then
 		cp "$CVISOR_BUILDDIR/tests/integration/seccomp-agent" "$BATS_FILE_TMPDIR/agent"
 	else
@@ -34,6 +47,12 @@ teardown() {
 # sc_profile JSON: sets linux.seccomp; sc_probe NAMES...: the probe's argv.
 sc_profile() {
 	update_config ".linux.seccomp = $1"
+}
+
+# Skips, saying why, where the host itself cannot make i386 syscalls.
+requires_host_i386() {
+	[ "$(uname -m)" = x86_64 ] || skip "x86_64 only"
+	[ ! -e "$BATS_FILE_TMPDIR/no-i386" ] || skip "this kernel cannot make i386 syscalls ($(cat "$BATS_FILE_TMPDIR/no-i386"))"
 }
 
 sc_probe() {
@@ -136,7 +155,7 @@ sc_run() {
 }
 
 @test "seccomp: i386 syscalls are refused unless SCMP_ARCH_X86 is listed" {
-	[ "$(uname -m)" = x86_64 ] || skip "x86_64 only"
+	requires_host_i386
 	sc_profile '{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
 		{"names": ["getppid"], "action": "SCMP_ACT_ERRNO"}]}'
 	sc_probe keyctl i386-getpid
@@ -267,8 +286,17 @@ SC_COMPARE=(getppid unshare unshare-user keyctl mount personality0 personality8 
 
 @test "seccomp: podman's default profile gives the same verdicts as runc" {
 	requires runc
+	local probes=() p
+	for p in "${SC_COMPARE[@]}"; do
+		# a host without i386 syscalls kills the probe at int $0x80,
+		# under any runtime (see requires_host_i386): compare the rest
+		if [ "$p" = i386-getpid ] && [ -e "$BATS_FILE_TMPDIR/no-i386" ]; then
+			continue
+		fi
+		probes+=("$p")
+	done
 	sc_profile "$(cat "$SC_DATA/podman-default.json")"
-	sc_probe "${SC_COMPARE[@]}"
+	sc_probe "${probes[@]}"
 	local rid="cvt-runc-$$-$BATS_TEST_NUMBER"
 	run runc --root "$CV_TMP/runc-root" run --bundle "$CV_BUNDLE" "$rid"
 	runc --root "$CV_TMP/runc-root" delete --force "$rid" >/dev/null 2>&1 || true
