@@ -109,7 +109,7 @@ mkdir -p "$tmp/xfer"
 # check can miss its ticks and panic the boot ("IO-APIC + timer doesn't
 # work"); virtual machines skip that check.
 set +e
-timeout "$timeout_s" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem" \
+timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem" \
 	-nographic -no-reboot -kernel "$kernel" -initrd "$tmp/initrd" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap \
 	-virtfs local,path="$tmp/xfer",mount_tag=xfer,security_model=none \
@@ -119,9 +119,24 @@ set -e
 
 status=$(cat "$tmp/xfer/status" 2>/dev/null || true)
 if [ -z "$status" ]; then
-	echo "run-cgroup2: the guest did not finish (qemu exit $qemu_status); console tail:" >&2
+	# what stopped it, first: the console and output tails follow
+	if [ "$qemu_status" -eq 124 ] || [ "$qemu_status" -eq 137 ]; then
+		why="timed out after $timeout_s s (--timeout)"
+	elif grep -q "Kernel panic" "$tmp/console"; then
+		why="the guest kernel panicked (qemu exit $qemu_status)"
+	else
+		why="qemu exit $qemu_status"
+	fi
+	if [ -s "$tmp/xfer/out" ]; then
+		why="$why, while the command ran"
+	else
+		why="$why, before the command started"
+	fi
+	echo "run-cgroup2: the guest did not finish: $why; console tail:" >&2
 	tr -d '\r' <"$tmp/console" | sed -E 's/\x1b(\[[0-9;?]*[A-Za-z]|c)//g' | tail -n 20 >&2
-	cat "$tmp/xfer/out" 2>/dev/null | tail -n 20 >&2 || true
+	echo "run-cgroup2: the command's output, tail:" >&2
+	tail -n 20 "$tmp/xfer/out" >&2 2>/dev/null || true
+	echo "run-cgroup2: the guest did not finish: $why" >&2
 	exit 125
 fi
 cat "$tmp/xfer/out"
