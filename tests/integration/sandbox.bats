@@ -509,10 +509,12 @@ nobody_teardown() {
 	requires_root
 	requires jq
 	mkdir -p "$CV_TMP/b" "$CV_TMP/ws"
+	# a timeout that a loaded machine never reaches: only the last part
+	# is about it, with a short one
 	cat >"$CV_TMP/policy.json" <<-EOF
 	{"workspace": "$CV_TMP/ws", "memory": "64MB", "processes": 64, "cpu_seconds": 30,
 	 "max_file_size": "1MB", "open_files": 100, "env": ["MODE=x"], "deny_read": ["$CV_TMP/ws/secret"],
-	 "timeout": 2, "max_output_bytes": "1MB"}
+	 "timeout": 600, "max_output_bytes": "1MB"}
 	EOF
 	echo SECRET >"$CV_TMP/ws/secret"
 	run "$CVISOR" spec --policy "$CV_TMP/policy.json" --bundle "$CV_TMP/b"
@@ -523,22 +525,24 @@ nobody_teardown() {
 	[ "$(jq -r '.annotations["org.cvisor.rootfs.flags"]' "$CV_TMP/b/config.json")" = nosuid,nodev ]
 	[ ! -e "$CV_TMP/b/rootfs" ]
 	[ "$(jq -r .linux.resources.memory.limit "$CV_TMP/b/config.json")" = 67108864 ]
-	[ "$(jq -r '.annotations["org.cvisor.sandbox.timeout-ms"]' "$CV_TMP/b/config.json")" = 2000 ]
+	[ "$(jq -r '.annotations["org.cvisor.sandbox.timeout-ms"]' "$CV_TMP/b/config.json")" = 600000 ]
 
 	# the config.json cvisor do runs is the same, program aside: it is
-	# in a memfd of the supervisor while the program runs
+	# in a memfd of the supervisor while the program runs (which says so
+	# in its workspace, this test's own)
 	SECRET_TOKEN=y "$CVISOR" --root "$CV_ROOT" do --policy "$CV_TMP/policy.json" -- \
-		sh -c 'while [ ! -e stop ]; do sleep 0.05; done' 3>&- &
+		sh -c 'touch running; while [ ! -e stop ]; do sleep 0.05; done' 3>&- &
 	cv_track_pid $!
 	local do_pid=$! live="" f
-	for _ in $(seq 100); do
+	for _ in $(seq 1200); do
 		for f in /proc/$do_pid/fd/*; do
-			[[ "$(readlink "$f" 2>/dev/null)" == "/memfd:config.json"* ]] && live="$f"
+			if [[ "$(readlink "$f" 2>/dev/null)" == "/memfd:config.json"* ]]; then live="$f"; fi
 		done
-		[ -n "$live" ] && pgrep -f 'while \[ ! -e stop \]' >/dev/null && break
+		[ -n "$live" ] && [ -e "$CV_TMP/ws/running" ] && break
 		sleep 0.05
 	done
 	[ -n "$live" ]
+	[ -e "$CV_TMP/ws/running" ]
 	jq -S 'del(.process.args)' "$live" >"$CV_TMP/do.json"
 	touch "$CV_TMP/ws/stop"
 	wait $do_pid
@@ -563,11 +567,16 @@ nobody_teardown() {
 	[[ "$output" == *"CapEff:	0000000000000000"* ]]
 
 	# the documented difference: only do enforces the timeout
-	update_config '.process.args = ["sh", "-c", "sleep 3; echo survived"]' "$CV_TMP/b"
-	run cvisor run --bundle "$CV_TMP/b" "$(cv_new_id)"
+	jq '.timeout = 2' "$CV_TMP/policy.json" >"$CV_TMP/short.json"
+	mkdir "$CV_TMP/b-short"
+	run "$CVISOR" spec --policy "$CV_TMP/short.json" --bundle "$CV_TMP/b-short"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.annotations["org.cvisor.sandbox.timeout-ms"]' "$CV_TMP/b-short/config.json")" = 2000 ]
+	update_config '.process.args = ["sh", "-c", "sleep 3; echo survived"]' "$CV_TMP/b-short"
+	run cvisor run --bundle "$CV_TMP/b-short" "$(cv_new_id)"
 	[ "$status" -eq 0 ]
 	[ "$output" = survived ]
-	run cvisor do --policy "$CV_TMP/policy.json" -- sh -c "sleep 3; echo survived"
+	run cvisor do --policy "$CV_TMP/short.json" -- sh -c "sleep 3; echo survived"
 	[ "$status" -eq 137 ]
 	[ -z "$output" ]
 
