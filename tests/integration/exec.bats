@@ -51,6 +51,18 @@ teardown() {
 	grep -q sleep /proc/$(cat "$CV_TMP/epid")/cmdline
 }
 
+@test "exec --cwd through a magic link (/proc/self/fd/N) is refused (CVE-2024-21626)" {
+	for n in $(seq 3 24); do
+		run cvisor exec --cwd "/proc/self/fd/$n" "$CV_ID" sh -c 'echo escaped; ls ../../../..'
+		[ "$status" -ne 0 ] || { echo "fd $n: $output"; false; }
+		[[ "$output" == *"cwd"* ]]
+		[[ "$output" != *escaped* ]]
+	done
+	run cvisor exec --cwd /proc/self "$CV_ID" pwd
+	[ "$status" -eq 0 ]
+	[[ "$output" == /proc/* ]]
+}
+
 @test "exec of a missing command fails clearly; exec in a stopped container fails" {
 	run cvisor exec "$CV_ID" nope
 	[ "$status" -ne 0 ]

@@ -121,6 +121,31 @@ incontainer() {
 	! ls -l /proc/"$pid3"/fd | grep -q "$CV_TMP/nine"
 }
 
+@test "process.cwd through a magic link (/proc/self/fd/N) is refused: no cwd outside the rootfs (CVE-2024-21626)" {
+	# An fd the runtime holds while it sets up the container (a cgroup or
+	# state directory, its procfs) is a host directory: a cwd through
+	# /proc/self/fd/N would leave the program's cwd, and ".." from it,
+	# on the host. Every N the runtime might hold, with run and create.
+	for n in $(seq 3 24); do
+		update_config ".process.cwd = \"/proc/self/fd/$n\" | .process.args = [\"sh\", \"-c\", \"echo escaped; ls ../../../..\"]"
+		run cvisor run "$CV_ID"
+		[ "$status" -ne 0 ] || { echo "run, fd $n: $output"; false; }
+		[[ "$output" == *"process.cwd"* ]]
+		[[ "$output" != *escaped* ]]
+		[ ! -e "$CV_ROOT/$CV_ID" ]
+		run cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
+		[ "$status" -ne 0 ] || { echo "create, fd $n: $output"; false; }
+		[[ "$output" == *"process.cwd"* ]]
+		[ ! -e "$CV_ROOT/$CV_ID" ]
+	done
+	# a cwd through an ordinary symlink still resolves, inside the rootfs
+	ln -s /tmp "$CV_BUNDLE/rootfs/tmplink"
+	update_config '.process.cwd = "/tmplink" | .process.args = ["pwd"]'
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = /tmp ]
+}
+
 @test "scheduler: SCHED_BATCH with nice, SCHED_IDLE, and flags (RESET_ON_FORK resets a negative nice in children)" {
 	update_config '.process.scheduler = {"policy": "SCHED_BATCH", "nice": 7}'
 	incontainer 'grep ^policy /proc/1/sched; cut -d" " -f19 /proc/1/stat'

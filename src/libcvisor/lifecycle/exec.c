@@ -163,8 +163,9 @@ static int exec_child_setup(const struct exec_child *x, char **exe, cv_error_t *
 	r = cv_process_set_user_caps(p, !x->userns, err);
 	if (r < 0)
 		return r;
-	if (p->cwd && chdir(p->cwd) < 0)
-		return cv_error_errno(err, "cwd: chdir `%s`", p->cwd);
+	r = cv_cwd_apply(p->cwd, "cwd", err);
+	if (r < 0)
+		return r;
 	return cv_find_executable(p->args.v[0], p->env.v, exe, err);
 }
 

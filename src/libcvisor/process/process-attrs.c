@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -274,6 +275,21 @@ int cv_io_priority_apply(const oci_process *p, cv_error_t *err)
 	if (syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, prio) < 0)
 		return cv_error_errno(err, "process.ioPriority: ioprio_set %s %lld",
 				      p->io_priority->class_, (long long)p->io_priority->priority);
+	return 0;
+}
+
+int cv_cwd_apply(const char *cwd, const char *field, cv_error_t *err)
+{
+	if (!cwd)
+		return 0;
+	cleanup_close int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return cv_error_errno(err, "%s: open `/`", field);
+	cleanup_close int fd = cv_open_in_root(root, cwd, O_PATH | O_DIRECTORY, 0, err);
+	if (fd < 0)
+		return cv_error_prefix(err, "%s", field);
+	if (fchdir(fd) < 0)
+		return cv_error_errno(err, "%s: chdir `%s`", field, cwd);
 	return 0;
 }
 

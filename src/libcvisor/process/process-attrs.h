@@ -27,6 +27,10 @@ static inline void cv_cpuset_freep(cpu_set_t **s)
 #define cleanup_cpuset __attribute__((cleanup(cv_cpuset_freep)))
 int cv_io_priority_apply(const oci_process *p, cv_error_t *err);
 int cv_personality_apply(const oci_linux *linux_, cv_error_t *err);
+/* chdir to CWD (FIELD names it in errors) resolved inside the current root,
+ * never through a magic link: /proc/self/fd/N of a directory fd the
+ * runtime still holds would put the cwd on the host (CVE-2024-21626). */
+int cv_cwd_apply(const char *cwd, const char *field, cv_error_t *err);
 /* new_flags: the CLONE_NEW* the container owns, to refuse a sysctl whose
  * namespace it shares with the host. */
 int cv_sysctl_apply(const oci_linux *linux_, int new_flags, cv_error_t *err);

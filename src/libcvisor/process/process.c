@@ -416,8 +416,9 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 	r = cv_process_set_user_caps(p, may_setgroups, err);
 	if (r < 0)
 		return r;
-	if (p->cwd && chdir(p->cwd) < 0)
-		return cv_error_errno(err, "process.cwd: chdir `%s`", p->cwd);
+	r = cv_cwd_apply(p->cwd, "process.cwd", err);
+	if (r < 0)
+		return r;
 
 	r = build_env(c, envp, err);
 	if (r < 0)
