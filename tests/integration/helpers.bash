@@ -44,6 +44,9 @@
 #                          tracked pids, removes the test ids' leftover
 #                          cgroups and tracked cgroups, removes CV_TMP/CV_ROOT
 
+# `run !` (a command that must fail) needs bats 1.5; Debian 12 has 1.8.
+bats_require_minimum_version 1.5.0
+
 _cv_here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 : "${CVISOR_TESTS_DIR:=$_cv_here}"
 : "${CVISOR_SRCDIR:=$(cd "$_cv_here/../.." && pwd)}"

@@ -94,7 +94,7 @@ incontainer() {
 	[ "${lines[1]}" = 500 ]
 }
 
-@test "create: the caller's fds without O_CLOEXEC are closed in the waiting container process" {
+@test "create: the waiting container process keeps no fd of the caller (without O_CLOEXEC) and no host directory" {
 	update_config '.process.args = ["true"]'
 	# fd 7 is the write end of the pipe `cat` reads: it sees EOF only when
 	# every holder closed it, so a container keeping it hangs until timeout.
@@ -110,15 +110,20 @@ incontainer() {
 	"$CVISOR" --root "$CV_ROOT" create --bundle "$CV_BUNDLE" "$id2" 9>"$CV_TMP/nine" </dev/null >/dev/null 2>&1
 	pid2="$(cvisor state "$id2" | jq .pid)"
 	for p in "$pid" "$pid2"; do
-		ls -l /proc/"$p"/fd
-		! ls -l /proc/"$p"/fd | grep -q -e "$CV_TMP/nine" -e ' 7 -> ' -e ' 9 -> '
+		# in a variable first: a failing ls must fail the test, not pass the grep
+		fds="$(ls -l /proc/"$p"/fd)"
+		echo "$fds"
+		# not the caller's file or pipe, and no host directory (a cgroup,
+		# the state directory): each is a way out through /proc/self/fd/N
+		run ! grep -e "$CV_TMP/nine" -e ' -> pipe:' -e ' -> /sys/fs/cgroup/' -e " -> $CV_ROOT/[^/]*\$" <<<"$fds"
 	done
 	# --preserve-fds keeps fd 3 (and only the range asked for)
 	id3="$(cv_new_id)"
 	"$CVISOR" --root "$CV_ROOT" create --preserve-fds 1 --bundle "$CV_BUNDLE" "$id3" 3>"$CV_TMP/three" 9>"$CV_TMP/nine" </dev/null >/dev/null 2>&1
 	pid3="$(cvisor state "$id3" | jq .pid)"
-	ls -l /proc/"$pid3"/fd | grep -q "$CV_TMP/three"
-	! ls -l /proc/"$pid3"/fd | grep -q "$CV_TMP/nine"
+	fds="$(ls -l /proc/"$pid3"/fd)"
+	grep -q "$CV_TMP/three" <<<"$fds"
+	run ! grep "$CV_TMP/nine" <<<"$fds"
 }
 
 @test "process.cwd through a magic link (/proc/self/fd/N) is refused: no cwd outside the rootfs (CVE-2024-21626)" {

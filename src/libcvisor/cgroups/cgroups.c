@@ -995,6 +995,7 @@ int cv_cgroup_self_join_open(struct cv_cgroup *cg, struct cv_cgroup_self_join *j
 	j->path = NULL;
 	j->n = 0;
 	j->rootless = cg->rootless;
+	j->cg = cg;
 	if (cg->n == 0)
 		return 0;
 	j->fd = calloc(cg->n, sizeof(*j->fd));
@@ -1042,6 +1043,13 @@ int cv_cgroup_self_join(struct cv_cgroup_self_join *j, cv_error_t *err)
 		}
 	}
 	cv_cgroup_self_join_close(j);
+	for (size_t i = 0; j->cg && i < j->cg->n; i++) {
+		struct cv_cg_dir *d = &j->cg->dirs[i];
+		if (d->fd >= 0) {
+			(void)close(d->fd); /* the child's copy; the runtime keeps its own */
+			d->fd = -1;
+		}
+	}
 	return 0;
 }
 

@@ -128,9 +128,12 @@ struct cv_cgroup_self_join {
 	const char **path; /* borrowed from the cgroup, for messages */
 	size_t n;
 	bool rootless;
+	struct cv_cgroup *cg;
 };
 int cv_cgroup_self_join_open(struct cv_cgroup *cg, struct cv_cgroup_self_join *j, cv_error_t *err);
-/* In the child; closes the files. */
+/* In the child; closes the files, and its copies of the cgroup's directory
+ * fds: the container process keeps no host directory open (a way out of
+ * the rootfs, CVE-2024-21626). */
 int cv_cgroup_self_join(struct cv_cgroup_self_join *j, cv_error_t *err);
 void cv_cgroup_self_join_close(struct cv_cgroup_self_join *j);
 

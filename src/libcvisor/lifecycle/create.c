@@ -471,6 +471,10 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		 * fd would keep every later command on this container waiting. */
 		if (c->entry)
 			close(c->entry->lockfd);
+		/* A host directory: only create's child needs it, for exec.fifo
+		 * (and closes it then). */
+		if (c->entry && L->run_mode)
+			close(c->entry->dirfd);
 		int listen = 0;
 		const char *lf = getenv("LISTEN_FDS");
 		if (lf)

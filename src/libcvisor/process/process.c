@@ -410,8 +410,13 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 			return r;
 	}
 
-	if (c->state_dirfd >= 0 && (r = open_exec_fifo(c->state_dirfd, fifo_fd, err)) < 0)
-		return r;
+	if (c->state_dirfd >= 0) {
+		r = open_exec_fifo(c->state_dirfd, fifo_fd, err);
+		if (r < 0)
+			return r;
+		/* a host directory: not kept while the container waits for start */
+		close(c->state_dirfd);
+	}
 	bool may_setgroups = !(all_ns & CLONE_NEWUSER);
 	r = cv_process_set_user_caps(p, may_setgroups, err);
 	if (r < 0)
