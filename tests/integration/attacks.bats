@@ -63,7 +63,9 @@ setup() {
 	[ -d "$CV_BUNDLE/rootfs/$CV_TMP/victim/a" ]
 	[ -d "$CV_BUNDLE/rootfs/$CV_TMP/victim/b" ]
 	[ -d "$CV_BUNDLE/rootfs/$CV_TMP/victim/c" ]
-	[ ! -e "$CV_TMP/victim/a" ] && [ ! -e "$CV_TMP/victim/b" ] && [ ! -e "$CV_TMP/victim/c" ]
+	[ ! -e "$CV_TMP/victim/a" ]
+	[ ! -e "$CV_TMP/victim/b" ]
+	[ ! -e "$CV_TMP/victim/c" ]
 	host_snapshot "$CV_TMP/after"
 	diff "$CV_TMP/before" "$CV_TMP/after"
 }

@@ -167,8 +167,9 @@ refused() {
 	[ "$status" -eq 3 ] || { echo "$output"; false; }
 	echo "$output" | grep -q ":memory:.*/$CV_ID\$"
 	echo "$output" | grep -q ":pids:/.*$CV_ID\$"
-	! echo "$output" | grep -q ":freezer:.*$CV_ID"
-	! echo "$output" | grep -q ":devices:.*$CV_ID"
+	local cg="$output"
+	run ! grep ":freezer:.*$CV_ID" <<<"$cg"
+	run ! grep ":devices:.*$CV_ID" <<<"$cg"
 	[ -z "$(leftovers "$CV_ID")" ]
 	[ ! -e "$CV_ROOT/$CV_ID" ]
 }

@@ -74,7 +74,7 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	d=$(cg_dir devices)
 	grep -qx 'c 10:200 rw' "$d/devices.list"
 	grep -qx 'c 1:3 rwm' "$d/devices.list"
-	! grep -q 'a \*:\* rwm' "$d/devices.list"
+	run ! grep 'a \*:\* rwm' "$d/devices.list"
 	# the container's process is in every hierarchy
 	pid=$(cvisor state "$CV_ID" | jq .pid)
 	grep -qx "$pid" "$m/cgroup.procs"
@@ -82,7 +82,9 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	if [ -d /sys/fs/cgroup/unified ]; then grep -qx "$pid" "$(cg_dir unified)/cgroup.procs"; fi
 	run cvisor delete --force "$CV_ID"
 	[ "$status" -eq 0 ]
-	[ ! -e "$m" ] && [ ! -e "$c" ] && [ ! -e "$d" ]
+	[ ! -e "$m" ]
+	[ ! -e "$c" ]
+	[ ! -e "$d" ]
 	[ ! -e "$(cg_dir unified)" ]
 }
 
@@ -148,7 +150,8 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'write cpuset.cpus "999": '* ]] || { echo "$output"; false; }
-	[ ! -e "$(cg_dir cpuset)" ] && [ ! -e "$(cg_dir memory)" ]
+	[ ! -e "$(cg_dir cpuset)" ]
+	[ ! -e "$(cg_dir memory)" ]
 }
 
 @test "relative and absolute cgroupsPath nest as documented" {
@@ -163,7 +166,8 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	is_v2 || [ -n "$(cat "$(cg_dir cpuset "cvt-rel-$CV_ID")/cpuset.mems")" ]
 	run cvisor delete --force "$CV_ID"
 	[ "$status" -eq 0 ]
-	[ ! -e "$m" ] && [ ! -e "${m%/inner}" ]
+	[ ! -e "$m" ]
+	[ ! -e "${m%/inner}" ]
 	# absolute: below the hierarchy root as given (here: our own memory cgroup spelled out)
 	own=$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)
 	is_v2 && own=$(sed -n 's/^0:://p' /proc/self/cgroup)
@@ -172,6 +176,7 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ -d "$(cg_dir memory "cvt-abs-$CV_ID")" ]
 	run cvisor delete --force "$CV_ID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ ! -e "$(cg_dir memory "cvt-abs-$CV_ID")" ]
 	update_config '.linux.cgroupsPath = "../escape"'
 	detached cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
@@ -447,7 +452,10 @@ cgf() { if is_v2; then cat "$(cg_dir unified)/$2"; else cat "$(cg_dir "$1")/$2";
 blk_dev() {
 	local d
 	for d in /sys/block/*; do
-		[ -e "$d/dev" ] && [ "$(cat "$d/size")" -gt 16384 ] && { cat "$d/dev"; return 0; }
+		if [ -e "$d/dev" ] && [ "$(cat "$d/size")" -gt 16384 ]; then
+			cat "$d/dev"
+			return 0
+		fi
 	done
 	modprobe null_blk nr_devices=1 >/dev/null 2>&1 && [ -e /sys/block/nullb0/dev ] && cat /sys/block/nullb0/dev
 }
@@ -694,7 +702,8 @@ blk_dev() {
 	elif [ ! -d /sys/fs/cgroup/rdma ]; then
 		[[ "$output" == *"linux.resources.rdma: the rdma cgroup controller is not mounted on this host"* ]] || { echo "$output"; false; }
 	fi
-	[ ! -e "$(cg_dir memory)" ] && [ ! -e "$(cg_dir unified)" ]
+	[ ! -e "$(cg_dir memory)" ]
+	[ ! -e "$(cg_dir unified)" ]
 }
 
 @test "v2: network classID/priorities are refused clearly (net_cls/net_prio are v1 only)" {

@@ -185,7 +185,9 @@ VERBS="create start run state kill delete exec ps list pause resume update event
 	[ "${lines[2]}" = "sh" ]
 	[ "${lines[3]}" = "/" ]
 	run jq -r '[.linux.namespaces[].type] | sort | join(",")' "$CV_TMP/b/config.json"
-	[[ "$output" == *mount* ]] && [[ "$output" == *pid* ]]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *mount* ]]
+	[[ "$output" == *pid* ]]
 	[[ "$output" != *user* ]]
 
 	cp "$CV_TMP/b/config.json" "$CV_TMP/before"

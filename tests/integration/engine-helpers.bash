@@ -128,7 +128,7 @@ _eh_blob() {
 # Only empty cgroups can be removed, so stop their processes first.
 eh_remove_cgroups() {
     local rel=$1 base d
-    [ -n "$rel" ] && [ "$rel" != / ] || return 0
+    [[ -n "$rel" && "$rel" != / ]] || return 0
     for base in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
         d=${base%/}/${rel#/}
         [ -d "$d" ] || continue
@@ -142,7 +142,7 @@ eh_remove_cgroups() {
 # wait up to 5 s for them to go.
 eh_kill_cgroup_procs() {
     local d=/sys/fs/cgroup/memory/${1#/} pid i left
-    [ -n "$1" ] && [ -d "$d" ] || return 0
+    [[ -n "$1" && -d "$d" ]] || return 0
     for i in $(seq 50); do
         left=$(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null)
         [ -n "$left" ] || return 0

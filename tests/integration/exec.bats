@@ -45,6 +45,7 @@ teardown() {
 
 @test "exec --no-new-privs, --pid-file, --detach" {
 	run cvisor exec --no-new-privs "$CV_ID" grep NoNewPrivs /proc/self/status
+	[ "$status" -eq 0 ]
 	[[ "$output" == *1 ]]
 	cvisor exec -d --pid-file "$CV_TMP/epid" "$CV_ID" sleep 50 </dev/null >/dev/null 2>&1
 	[ -s "$CV_TMP/epid" ]

@@ -220,7 +220,7 @@ cv_teardown() {
 	# Deepest first; each rmdir only succeeds once the cgroup is empty.
 	{ cat "$CV_TMP/.cgroups"; _cv_id_cgroups; } | awk '{ print length, $0 }' | sort -rn | cut -d' ' -f2- |
 		while read -r cg; do
-			[ -n "$cg" ] && [ -d "$cg" ] && rmdir "$cg" 2>/dev/null || true
+			if [ -n "$cg" ] && [ -d "$cg" ]; then rmdir "$cg" 2>/dev/null || true; fi
 		done
 	if [ -d "$CV_ROOT" ]; then
 		local left

@@ -29,12 +29,13 @@ slirp_pids() {
 	done | sort
 }
 
-# A TCP server on the host's loopback, port in $HOST_PORT.
+# A TCP server on the host's loopback, port in $HOST_PORT. Up to 60 s: python
+# starts slowly in the emulated cgroup v2 guest.
 start_host_server() {
 	HOST_PORT=$((20000 + RANDOM % 20000))
 	python3 -m http.server --bind 127.0.0.1 "$HOST_PORT" >"$CV_TMP/http.log" 2>&1 &
 	cv_track_pid $!
-	for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$HOST_PORT") 2>/dev/null && return 0; sleep 0.1; done
+	for _ in $(seq 600); do (exec 3<>"/dev/tcp/127.0.0.1/$HOST_PORT") 2>/dev/null && return 0; sleep 0.1; done
 	return 1
 }
 
@@ -141,6 +142,7 @@ assert_clean() {
 	echo VISIBLE > "$d/f2"
 	HOME="$d/home" run cvisor do --workspace "$d" --deny-read "$d/f1" -- \
 		sh -c "cat home/.ssh/id_ed25519; cat f1; cat f2; cat /etc/shadow | wc -c"
+	[ "$status" -eq 0 ]
 	[[ "$output" != *KEYDATA* ]]
 	[[ "$output" != *HIDDEN* ]]
 	[[ "$output" == *VISIBLE* ]]
@@ -169,6 +171,7 @@ assert_clean() {
 	[[ "$output" == *LC_ALL=C* ]]
 	[[ "$output" == *PATH=* ]]
 	SECRET_TOKEN=hunter2 run cvisor do --env SECRET_TOKEN --env MODE=test -- env
+	[ "$status" -eq 0 ]
 	[[ "$output" == *SECRET_TOKEN=hunter2* ]]
 	[[ "$output" == *MODE=test* ]]
 }
@@ -178,11 +181,12 @@ assert_clean() {
 	run cvisor do -- sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "'
 	[ "$status" -eq 0 ]
 	[ "$output" = lo ]
-	# a server on the host's loopback is out of reach
-	python3 -m http.server --bind 127.0.0.1 0 >"$CV_TMP/http.log" 2>&1 &
-	cv_track_pid $!
-	run cvisor do -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/22 && echo connected || echo refused'
+	# a server listening on the host's loopback is out of reach
+	start_host_server
+	run cvisor do -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$HOST_PORT && echo connected || echo refused"
+	[ "$status" -eq 0 ]
 	[[ "$output" == *refused* ]]
+	[[ "$output" != *connected* ]]
 }
 
 @test "sandbox: network outbound: tap0 through slirp4netns, host loopback only when allowed, slirp4netns gone after" {
@@ -304,7 +308,7 @@ nobody_teardown() {
 	# nothing left: no container, no bundle, no process
 	[ -z "$(ls -A "$NR/root" 2>/dev/null)" ]
 	[ -z "$(ls -A "$NR/root-sandbox" 2>/dev/null | grep -vx "\.live")" ]
-	! pgrep -u nobody -f "$NR" >/dev/null
+	run ! pgrep -u nobody -f "$NR"
 	nobody_teardown
 }
 
@@ -360,7 +364,7 @@ nobody_teardown() {
 
 @test "sandbox: only the cgroup hierarchies of the limits set, plus memory" {
 	requires_root
-	[ -d /sys/fs/cgroup/pids ] && [ -d /sys/fs/cgroup/blkio ] || skip "needs cgroup v1 hierarchies"
+	[[ -d /sys/fs/cgroup/pids && -d /sys/fs/cgroup/blkio ]] || skip "needs cgroup v1 hierarchies"
 	cvisor do --processes 64 -- sh -c 'sleep 2; : 4715' &
 	cv_track_pid $!
 	local do_pid=$! p=""
@@ -424,7 +428,7 @@ nobody_teardown() {
 	[ "$status" -eq 137 ]
 	[ $((SECONDS - t0)) -lt 10 ]
 	[ "$(jq -r .timed_out "$CV_TMP/r.json")" = true ]
-	! pgrep -f 'sleep 471[12]'
+	run ! pgrep -f 'sleep 471[12]'
 	assert_clean
 }
 
@@ -438,7 +442,7 @@ nobody_teardown() {
 	[ -n "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ]
 	kill -9 $pid
 	for _ in $(seq 50); do pgrep -f '^sleep 4713' >/dev/null || break; sleep 0.1; done
-	! pgrep -f '^sleep 4713'
+	run ! pgrep -f '^sleep 4713'
 	# the watcher removes the cgroup without any further command
 	for _ in $(seq 50); do
 		[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ] && break
@@ -457,7 +461,8 @@ nobody_teardown() {
 		p="$(pgrep -f '^sleep 4714')" && w="$(pgrep -P $pid -x cvisor)" && break
 		sleep 0.1
 	done
-	[ -n "$p" ] && [ -n "$w" ]
+	[ -n "$p" ]
+	[ -n "$w" ]
 	cv_track_pid $w
 	# the watcher first: killed after the supervisor, it could see the
 	# supervisor's end and clean up before its own SIGKILL lands
@@ -469,7 +474,7 @@ nobody_teardown() {
 	done
 	kill -9 $pid
 	for _ in $(seq 50); do pgrep -f '^sleep 4714' >/dev/null || break; sleep 0.1; done
-	! pgrep -f '^sleep 4714'
+	run ! pgrep -f '^sleep 4714'
 	# nobody removed the cgroup: gc does, and only that run's
 	local cgs
 	cgs="$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")"
@@ -485,7 +490,7 @@ nobody_teardown() {
 	requires_root
 	local own pid dir
 	own="$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)"
-	[ -n "$own" ] && [ -d "/sys/fs/cgroup/memory$own" ] || skip "needs a v1 memory hierarchy"
+	[[ -n "$own" && -d "/sys/fs/cgroup/memory$own" ]] || skip "needs a v1 memory hierarchy"
 	# a live process standing for a run's supervisor (of another --root:
 	# this root's lock file knows nothing of it), and its fresh, still
 	# empty cgroup

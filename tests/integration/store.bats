@@ -20,7 +20,8 @@ load helpers
 	[ "$status" -eq 1 ]
 	[ "$output" = 'cvisor: container "real-dir-without-lock" does not exist' ]
 	# Nothing was created or removed.
-	[ -d "$CV_TMP/elsewhere" ] && [ -f "$CV_ROOT/plain-file" ]
+	[ -d "$CV_TMP/elsewhere" ]
+	[ -f "$CV_ROOT/plain-file" ]
 }
 
 @test "store: create makes a 0700 root and one entry; duplicate ids are refused" {

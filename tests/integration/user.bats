@@ -8,13 +8,17 @@ load helpers
 	requires_root
 	make_bundle
 	update_config '.process.user = {"uid": 1000, "gid": 1000} | .process.args = ["sh", "-c", "id -u; id -g"]'
-	run cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
-	[ "$status" -eq 0 ]
+	# the container process writes to create's stdout: $CV_TMP/create.out
+	cv_create "$CV_ID"
 	run cvisor state "$CV_ID"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'"status": "created"'* ]]
 	run cvisor start "$CV_ID"
 	[ "$status" -eq 0 ]
+	for _ in $(seq 100); do [ "$(cvisor state "$CV_ID" | jq -r .status)" = stopped ] && break; sleep 0.05; done
+	[ "$(cvisor state "$CV_ID" | jq -r .status)" = stopped ]
+	cat "$CV_TMP/create.out"
+	[ "$(cat "$CV_TMP/create.out")" = "$(printf '1000\n1000')" ]
 	run cvisor delete --force "$CV_ID"
 	[ "$status" -eq 0 ]
 }
