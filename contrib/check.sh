@@ -3,7 +3,9 @@
 # as root (the developer machine and CI alike). Installs missing packages,
 # runs `make check` (and `make fuzz-run` when clang and the target exist),
 # and ends with one line: `N passed, M failed, K skipped`. Exit status is
-# non-zero when anything failed.
+# non-zero when anything failed. `make check` includes
+# tests/lint/bats-assertions.sh, which fails on a bats assertion that cannot
+# fail (a `! cmd` statement, a `[ ... ] && [ ... ]` chain) anywhere in tests/.
 #
 #   contrib/check.sh                 build in ./build-check (or $BUILD_DIR)
 #   BUILD_DIR=/tmp/b contrib/check.sh

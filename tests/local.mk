@@ -2,6 +2,7 @@
 include tests/unit/local.mk
 include tests/fuzz/local.mk
 include tests/integration/local.mk
+include tests/lint/local.mk
 # The cgroup v2 guest runner (used by tests/integration/cgroups-v2.bats) and
 # the benchmark (a tool, not a test).
 EXTRA_DIST += tests/vm tests/bench
