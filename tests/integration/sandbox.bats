@@ -543,7 +543,7 @@ nobody_teardown() {
 		for f in /proc/$do_pid/fd/*; do
 			if [[ "$(readlink "$f" 2>/dev/null)" == "/memfd:config.json"* ]]; then live="$f"; fi
 		done
-		[ -n "$live" ] && [ -e "$CV_TMP/ws/running" ] && break
+		if [ -n "$live" ] && [ -e "$CV_TMP/ws/running" ]; then break; fi
 		sleep 0.05
 	done
 	[ -n "$live" ]
