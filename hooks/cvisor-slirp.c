@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "oci/json.h"
 
 #define STATE_MAX (1u << 20)
@@ -56,43 +57,6 @@ static int die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return 1;
-}
-
-static int read_all(int fd, char **out, size_t *out_len)
-{
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return -1;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= STATE_MAX) {
-				free(buf);
-				errno = EFBIG;
-				return -1;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -1;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			free(buf);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	*out = buf;
-	*out_len = len;
-	return 0;
 }
 
 /* The "pid" of the state JSON. */
@@ -261,8 +225,9 @@ int main(int argc, char **argv)
 
 	cleanup_free char *state = NULL;
 	size_t len = 0;
-	if (read_all(0, &state, &len) < 0)
-		return die("read the state JSON from stdin: %s", strerror(errno));
+	cleanup_error cv_error_t err = NULL;
+	if (cv_read_fd(0, "the state JSON on stdin", STATE_MAX, &state, &len, &err) < 0)
+		return die("%s", err->msg);
 	pid_t pid = 0;
 	if (state_pid(state, len, &pid) != 0)
 		return 1;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "json.h"
 #include "spec.h"
 #include "resources-internal.h"
@@ -787,53 +788,6 @@ int oci_process_parse(const char *data, size_t len, const char *name, oci_proces
 	return 0;
 }
 
-/* Reads a whole regular file of at most OCI_JSON_MAX_SIZE bytes. */
-int oci_read_file(const char *path, const char *name, char **out, size_t *out_len, cv_error_t *err)
-{
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return cv_error_errno(err, "open `%s`", path);
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return cv_error_errno(err, "stat `%s`", path);
-	if (!S_ISREG(st.st_mode))
-		return cv_error(err, 0, "%s: not a regular file", name);
-	if ((uint64_t)st.st_size > OCI_JSON_MAX_SIZE)
-		return cv_error(err, 0, "%s: document too large (%llu bytes, the limit is 16 MiB)", name,
-				(unsigned long long)st.st_size);
-	/* One byte more than the limit detects a file that grew meanwhile. */
-	size_t cap = (size_t)st.st_size + 1;
-	cleanup_free char *buf = malloc(cap + 1);
-	if (!buf)
-		return cv_error(err, ENOMEM, "read `%s`", path);
-	size_t len = 0;
-	for (;;) {
-		if (len == cap) {
-			if (cap > OCI_JSON_MAX_SIZE)
-				return cv_error(err, 0, "%s: document too large (the limit is 16 MiB)", name);
-			size_t ncap = cap * 2 > OCI_JSON_MAX_SIZE + 1 ? OCI_JSON_MAX_SIZE + 1 : cap * 2;
-			char *nbuf = realloc(buf, ncap + 1);
-			if (!nbuf)
-				return cv_error(err, ENOMEM, "read `%s`", path);
-			buf = nbuf;
-			cap = ncap;
-		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return cv_error_errno(err, "read `%s`", path);
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*out = steal_pointer(&buf);
-	*out_len = len;
-	return 0;
-}
-
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -842,24 +796,12 @@ static const char *base_name(const char *path)
 
 int oci_spec_load(const char *path, oci_spec **out, cv_error_t *err)
 {
-	const char *name = base_name(path);
 	cleanup_free char *data = NULL;
 	size_t len;
-	int r = oci_read_file(path, name, &data, &len, err);
+	int r = cv_read_file_at(AT_FDCWD, path, OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len, err);
 	if (r < 0)
 		return r;
-	return oci_spec_parse(data, len, name, out, err);
-}
-
-int oci_process_load(const char *path, oci_process **out, cv_error_t *err)
-{
-	const char *name = base_name(path);
-	cleanup_free char *data = NULL;
-	size_t len;
-	int r = oci_read_file(path, name, &data, &len, err);
-	if (r < 0)
-		return r;
-	return oci_process_parse(data, len, name, out, err);
+	return oci_spec_parse(data, len, base_name(path), out, err);
 }
 
 /* For oci/resources.c (update --resources): the same parser. */

@@ -17,6 +17,8 @@
 #include "error.h"
 
 #define OCI_VERSION "1.3.0"
+/* The largest JSON document cvisor reads (config.json, process.json, state). */
+#define OCI_JSON_MAX_SIZE (16u * 1024 * 1024)
 
 typedef struct { bool set; int64_t v; } oci_opt_i64;
 typedef struct { bool set; uint64_t v; } oci_opt_u64;
@@ -384,9 +386,6 @@ int oci_process_validate(const oci_process *p, const char *name, const char *pre
 /* Structural equality of every field (used by the round-trip tests). */
 bool oci_spec_equal(const oci_spec *a, const oci_spec *b);
 bool oci_process_equal(const oci_process *a, const oci_process *b);
-/* Reads a regular file of at most 16 MiB into a malloc'd NUL-terminated
- * buffer; NAME prefixes the size errors. */
-int oci_read_file(const char *path, const char *name, char **out, size_t *out_len, cv_error_t *err);
 /* Emits the spec as JSON (pretty when `pretty`); *out is malloc'd, NUL-terminated. */
 int oci_spec_emit(const oci_spec *spec, bool pretty, char **out, size_t *out_len, cv_error_t *err);
 void oci_spec_free(oci_spec *spec);
@@ -396,8 +395,6 @@ void oci_spec_free(oci_spec *spec);
 int oci_process_parse(const char *data, size_t len, const char *name, oci_process **out, cv_error_t *err);
 int oci_process_emit(const oci_process *p, bool pretty, char **out, size_t *out_len, cv_error_t *err);
 void oci_process_free(oci_process *p);
-/* Reads and parses PATH (errors are prefixed with the path's basename). */
-int oci_process_load(const char *path, oci_process **out, cv_error_t *err);
 
 /* The default config `cvisor spec` writes (like `runc spec`); rootless adds a
  * user namespace mapping the caller's uid/gid. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "cmd.h"
 #include "sandbox/policy.h"
 #include "sandbox/sandbox.h"
@@ -75,16 +76,11 @@ static int write_report(const char *path, const oci_sandbox_report *rep, cv_erro
 	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
 	if (fd < 0)
 		return cv_error_errno(err, "report `%s`", path);
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, json + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return cv_error_errno(err, "write report `%s`", path);
-		off += (size_t)w;
-	}
-	if (write(fd, "\n", 1) != 1)
-		return cv_error_errno(err, "write report `%s`", path);
+	int r = cv_write_all(fd, json, len);
+	if (r == 0)
+		r = cv_write_all(fd, "\n", 1);
+	if (r < 0)
+		return cv_error(err, -r, "write report `%s`", path);
 	return 0;
 }
 

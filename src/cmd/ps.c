@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "cmd.h"
 
 extern char **environ;
@@ -35,7 +36,7 @@ static int run_ps(char **args, size_t nargs, char **out, cv_error_t *err)
 	cleanup_free char *buf = NULL;
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], status, r;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
 	pid_t pid;
 
 	if (!argv)
@@ -59,31 +60,19 @@ static int run_ps(char **args, size_t nargs, char **out, cv_error_t *err)
 		close(pipefd[0]);
 		return cv_error(err, r, "run `ps`");
 	}
-	for (;;) {
-		if (len + 4096 > cap) {
-			char *n = cap < MAX_PS_OUTPUT ? realloc(buf, cap ? cap * 2 : 16384) : NULL;
-			if (!n)
-				break;
-			buf = n;
-			cap = cap ? cap * 2 : 16384;
-		}
-		ssize_t got = read(pipefd[0], buf + len, cap - len - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		len += (size_t)got;
-	}
+	/* on failure the pipe closes early: ps ends on SIGPIPE and is reaped */
+	int rr = cv_read_fd(pipefd[0], "the output of `ps`", MAX_PS_OUTPUT, &buf, &len, err);
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
-			return cv_error_errno(err, "wait for `ps`");
+			return rr < 0 ? rr : cv_error_errno(err, "wait for `ps`");
 	}
+	if (rr < 0)
+		return rr;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return cv_error(err, 0, "`ps` failed (exit status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-	if (!buf)
+	if (len == 0)
 		return cv_error(err, 0, "`ps` printed nothing");
-	buf[len] = '\0';
 	*out = steal_pointer(&buf);
 	return 0;
 }

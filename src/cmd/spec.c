@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "cmd.h"
 #include "sandbox/policy.h"
 #include "oci/spec.h"
@@ -46,7 +47,7 @@ int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	cleanup_spec oci_spec *spec = NULL;
 	cleanup_free char *json = NULL;
 	cleanup_close int dirfd = -1, fd = -1;
-	size_t len = 0, off = 0;
+	size_t len = 0;
 	int c;
 
 	while ((c = cli_getopt(argc, argv, "+:b:h", opts)) != -1) {
@@ -90,21 +91,12 @@ int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 			return cv_error_plain(err, EEXIST, "`%s/config.json` already exists: remove it first", bundle);
 		return cv_error_errno(err, "create `%s/config.json`", bundle);
 	}
-	while (off < len) {
-		ssize_t w = write(fd, json + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			int r = cv_error_errno(err, "write `%s/config.json`", bundle);
-			(void)unlinkat(dirfd, "config.json", 0); /* leave nothing half-written behind */
-			return r;
-		}
-		off += (size_t)w;
-	}
-	if ((len == 0 || json[len - 1] != '\n') && write(fd, "\n", 1) != 1) {
-		int r = cv_error_errno(err, "write `%s/config.json`", bundle);
-		(void)unlinkat(dirfd, "config.json", 0);
-		return r;
+	int r = cv_write_all(fd, json, len);
+	if (r == 0 && (len == 0 || json[len - 1] != '\n'))
+		r = cv_write_all(fd, "\n", 1);
+	if (r < 0) {
+		(void)unlinkat(dirfd, "config.json", 0); /* leave nothing half-written behind */
+		return cv_error(err, -r, "write `%s/config.json`", bundle);
 	}
 	if (close(steal_fd(&fd)) < 0)
 		return cv_error_errno(err, "write `%s/config.json`", bundle);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "cmd.h"
 
 static const char help[] =
@@ -31,42 +32,13 @@ static const char help[] =
 	"  --l3-cache-schema S, --mem-bw-schema S   Intel RDT: not supported\n"
 	"  -h, --help                  print this help\n";
 
-/* The whole of FILE, or of stdin for "-". */
+/* The whole of FILE, or of stdin for "-": a linux.resources object. */
+#define RESOURCES_MAX (16u << 20)
 static int read_input(const char *path, char **out, size_t *len, cv_error_t *err)
 {
-	int fd = STDIN_FILENO;
-	cleanup_close int own = -1;
-	if (strcmp(path, "-") != 0) {
-		own = fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return cv_error_errno(err, "update: open %s", path);
-	}
-	size_t cap = 4096, n = 0;
-	cleanup_free char *buf = malloc(cap);
-	if (!buf)
-		return cv_error(err, ENOMEM, "update");
-	for (;;) {
-		if (n == cap) {
-			if (cap >= 16u << 20)
-				return cv_error(err, EFBIG, "update: %s is larger than 16 MiB", path);
-			char *b = realloc(buf, cap *= 2);
-			if (!b)
-				return cv_error(err, ENOMEM, "update");
-			buf = b;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return cv_error_errno(err, "update: read %s", strcmp(path, "-") ? path : "stdin");
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*out = steal_pointer(&buf);
-	*len = n;
-	return 0;
+	int r = strcmp(path, "-") == 0 ? cv_read_fd(STDIN_FILENO, "stdin", RESOURCES_MAX, out, len, err)
+				       : cv_read_file_at(AT_FDCWD, path, RESOURCES_MAX, 0, out, len, err);
+	return r < 0 ? cv_error_prefix(err, "update") : 0;
 }
 
 enum {

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 
+#include "io.h"
 #include "oci/spec.h"
 
 static double now(void)
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 		for (int i = 1; i < argc; i++) {
 			char *data = NULL;
 			size_t len;
-			if (oci_read_file(argv[i], argv[i], &data, &len, &err) < 0) {
+			if (cv_read_file_at(AT_FDCWD, argv[i], OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len, &err) < 0) {
 				fprintf(stderr, "%s\n", err->msg);
 				return 1;
 			}
@@ -80,11 +82,11 @@ int main(int argc, char **argv)
 	oci_spec_free(def);
 #ifdef TEST_DATA_DIR
 	char *data = NULL;
-	if (oci_read_file(TEST_DATA_DIR "/runc-spec.json", "runc-spec.json", &data, &len, &err) == 0) {
+	if (cv_read_file_at(AT_FDCWD, TEST_DATA_DIR "/runc-spec.json", OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len, &err) == 0) {
 		rc |= bench("runc spec output", data, len);
 		free(data);
 	}
-	if (oci_read_file(TEST_DATA_DIR "/full.json", "full.json", &data, &len, &err) == 0) {
+	if (cv_read_file_at(AT_FDCWD, TEST_DATA_DIR "/full.json", OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len, &err) == 0) {
 		rc |= bench("full fixture", data, len);
 		free(data);
 	}

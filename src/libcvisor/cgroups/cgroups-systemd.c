@@ -19,6 +19,7 @@
 #include "cgroups/cgroups-internal.h"
 #include "cgroups/cgroups-systemd.h"
 #include "cleanup.h"
+#include "io.h"
 #include "cgroups/dbus.h"
 #include "log.h"
 
@@ -570,19 +571,13 @@ static void end_holder(pid_t *pid)
 static int scope_path(pid_t pid, const char *unit, char **out, cv_error_t *err)
 {
 	char file[64], buf[8192];
-	cleanup_close int fd = -1;
 	ssize_t n;
 	const char *found = NULL;
 	size_t flen = 0, ulen = strlen(unit);
 
 	snprintf(file, sizeof file, "/proc/%d/cgroup", (int)pid);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return cv_error_errno(err, "open %s", file);
-	n = read(fd, buf, sizeof buf - 1);
-	if (n < 0)
-		return cv_error_errno(err, "read %s", file);
-	buf[n] = '\0';
+	if ((n = cv_read_buf_at(AT_FDCWD, file, buf, sizeof buf)) < 0)
+		return cv_error(err, (int)-n, "read %s", file);
 	for (char *line = buf, *next; line && *line; line = next) {
 		char *c1, *c2, *nl = strchr(line, '\n');
 		next = nl ? nl + 1 : NULL;

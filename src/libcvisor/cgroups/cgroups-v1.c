@@ -13,6 +13,7 @@
 
 #include "cgroups/cgroups-internal.h"
 #include "cleanup.h"
+#include "io.h"
 #include "log.h"
 
 int cv_cg_v1_copy_cpuset(int parentfd, int childfd, cv_error_t *err)
@@ -21,16 +22,11 @@ int cv_cg_v1_copy_cpuset(int parentfd, int childfd, cv_error_t *err)
 
 	for (size_t i = 0; i < 2; i++) {
 		char buf[4096];
-		cleanup_close int in = openat(parentfd, files[i], O_RDONLY | O_CLOEXEC);
 		cleanup_close int out = -1;
-		ssize_t n;
+		ssize_t n = cv_read_buf_at(parentfd, files[i], buf, sizeof buf);
 
-		if (in < 0)
-			return cv_error_errno(err, "read parent %s", files[i]);
-		n = read(in, buf, sizeof buf - 1);
 		if (n < 0)
-			return cv_error_errno(err, "read parent %s", files[i]);
-		buf[n] = '\0';
+			return cv_error(err, (int)-n, "read parent %s", files[i]);
 		if (n == 0 || buf[0] == '\n')
 			continue;
 		out = openat(childfd, files[i], O_WRONLY | O_CLOEXEC);

@@ -11,6 +11,7 @@
 
 #include "cgroups/cgroups-internal.h"
 #include "cleanup.h"
+#include "io.h"
 #include "log.h"
 
 int cv_cg_v2_enable(int parentfd, const char *only, cv_error_t *err)
@@ -20,15 +21,8 @@ int cv_cg_v2_enable(int parentfd, const char *only, cv_error_t *err)
 	size_t n = 0;
 	ssize_t len;
 
-	{
-		cleanup_close int in = openat(parentfd, "cgroup.controllers", O_RDONLY | O_CLOEXEC);
-		if (in < 0)
-			return cv_error_errno(err, "read cgroup.controllers");
-		len = read(in, avail, sizeof avail - 1);
-		if (len < 0)
-			return cv_error_errno(err, "read cgroup.controllers");
-		avail[len] = '\0';
-	}
+	if ((len = cv_read_buf_at(parentfd, "cgroup.controllers", avail, sizeof avail)) < 0)
+		return cv_error(err, (int)-len, "read cgroup.controllers");
 	for (char *save = NULL, *c = strtok_r(avail, " \n", &save); c; c = strtok_r(NULL, " \n", &save)) {
 		if (only && strcmp(c, only) != 0)
 			continue;

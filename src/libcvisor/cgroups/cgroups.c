@@ -25,11 +25,15 @@
 
 #include "cgroups/cgroups-internal.h"
 #include "cleanup.h"
+#include "clock.h"
+#include "io.h"
 #include "log.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
 #define UNIFIED_HYBRID CGROUP_ROOT "/unified"
 #define MAX_WAIT_MS 5000
+/* 4194304 pids (PID_MAX_LIMIT) of up to 7 digits and a newline: 32 MiB */
+#define CGROUP_PROCS_MAX (64u << 20)
 
 static void sleep_ms(long ms)
 {
@@ -273,35 +277,16 @@ int cv_cg_writef(struct cv_cg_dir *d, const char *file, cv_error_t *err, const c
 	return cv_cg_write(d, file, buf, err);
 }
 
-static ssize_t read_at(int dfd, const char *file, char *buf, size_t size, cv_error_t *err)
-{
-	cleanup_close int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC);
-	size_t off = 0;
-
-	if (fd < 0)
-		return cv_error_errno(err, "read %s", file);
-	while (off + 1 < size) {
-		ssize_t r = read(fd, buf + off, size - 1 - off);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return cv_error_errno(err, "read %s", file);
-		}
-		if (r == 0)
-			break;
-		off += r;
-	}
-	buf[off] = '\0';
-	return off;
-}
-
 ssize_t cv_cg_read(struct cv_cg_dir *d, const char *file, char *buf, size_t size, cv_error_t *err)
 {
 	int dfd = cv_cg_dir_fd(d, err);
+	ssize_t n;
 
 	if (dfd < 0)
 		return dfd;
-	return read_at(dfd, file, buf, size, err);
+	if ((n = cv_read_buf_at(dfd, file, buf, size)) < 0)
+		return cv_error(err, (int)-n, "read %s", file);
+	return n;
 }
 
 bool cv_cg_has_file(struct cv_cg_dir *d, const char *file)
@@ -586,26 +571,11 @@ struct own_line {
 static int read_self_cgroup(char *buf, size_t size, struct own_line *lines, size_t max, size_t *n,
 			    cv_error_t *err)
 {
-	cleanup_close int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
-	size_t off = 0;
+	ssize_t len = cv_read_buf_at(AT_FDCWD, "/proc/self/cgroup", buf, size);
 	char *p;
 
-	if (fd < 0)
-		return cv_error_errno(err, "open /proc/self/cgroup");
-	for (;;) {
-		ssize_t r = read(fd, buf + off, size - 1 - off);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return cv_error_errno(err, "read /proc/self/cgroup");
-		}
-		if (r == 0)
-			break;
-		off += r;
-		if (off + 1 >= size)
-			return cv_error(err, EFBIG, "read /proc/self/cgroup: too large");
-	}
-	buf[off] = '\0';
+	if (len < 0)
+		return cv_error(err, (int)-len, "read /proc/self/cgroup");
 	*n = 0;
 	for (p = buf; *p && *n < max;) {
 		char *nl = strchrnul(p, '\n');
@@ -780,12 +750,8 @@ static void select_hierarchies(const struct own_line *lines, size_t n, enum cv_c
 		bool w = (mask & UNIFIED_BIT) != 0;
 		if (!w && rest) {
 			char buf[512];
-			cleanup_close int fd = open(UNIFIED_HYBRID "/cgroup.controllers", O_RDONLY | O_CLOEXEC);
-			ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-			if (len > 0) {
-				buf[len] = '\0';
+			if (cv_read_buf_at(AT_FDCWD, UNIFIED_HYBRID "/cgroup.controllers", buf, sizeof buf) > 0)
 				w = (names_mask(buf, " \n") & rest) != 0;
-			}
 		}
 		want[unified] = w;
 	}
@@ -1200,16 +1166,16 @@ struct pid_vec {
 
 static int collect_pids(int dfd, const char *path, struct pid_vec *pv, int depth, cv_error_t *err)
 {
-	char buf[65536];
-	ssize_t len;
+	cleanup_free char *buf = NULL;
+	size_t len;
 	cleanup_dir DIR *dir = NULL;
 	struct dirent *de;
 	int sub;
 
 	if (depth > 64)
 		return 0;
-	len = read_at(dfd, "cgroup.procs", buf, sizeof buf, err);
-	if (len < 0)
+	/* every pid, however many: kill and delete must miss none */
+	if (cv_read_file_at(dfd, "cgroup.procs", CGROUP_PROCS_MAX, 0, &buf, &len, err) < 0)
 		return cv_error_prefix(err, "cgroup `%s`", path);
 	for (char *p = buf; *p;) {
 		char *end;
@@ -1341,7 +1307,6 @@ static int v2_wait_frozen(struct cv_cg_dir *d, bool want, cv_error_t *err)
 		ssize_t r = pread(fd, buf, sizeof buf - 1, 0);
 		char *f;
 		struct pollfd pfd = { .fd = fd, .events = POLLPRI };
-		struct timespec t0, t1;
 
 		if (r < 0)
 			return cv_error_errno(err, "read cgroup.events");
@@ -1353,11 +1318,10 @@ static int v2_wait_frozen(struct cv_cg_dir *d, bool want, cv_error_t *err)
 			return 0;
 		if (left <= 0)
 			return cv_error(err, ETIMEDOUT, "%s `%s`: timed out", want ? "freeze" : "thaw", d->path);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		uint64_t t0 = cv_now_ms();
 		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
 			return cv_error_errno(err, "poll cgroup.events");
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		left -= (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 + 1;
+		left -= (long)(cv_now_ms() - t0) + 1;
 	}
 }
 

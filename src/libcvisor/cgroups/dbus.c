@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "cgroups/dbus.h"
 
 /* The spec's limits. */
@@ -754,9 +755,7 @@ struct cv_dbus {
 
 uint64_t cv_dbus_now_usec(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	return cv_now_ns() / 1000;
 }
 
 void cv_dbus_close(struct cv_dbus *c)

@@ -23,11 +23,14 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "log.h"
 #include "fs/mounts-internal.h"
 #include "fs/safe-path.h"
 
 #define ATTR_ATIME_ALL (MOUNT_ATTR__ATIME)
+/* a mount table of some hundred thousand entries */
+#define PROC_FILE_MAX (64u << 20)
 
 enum opt_kind {
 	K_ATTR,     /* per-mount attribute: val set, or cleared when `clear` */
@@ -718,17 +721,10 @@ static int copy_file_data(struct copyup *c, int src, int dst, off_t size, cv_err
 		if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
 			char buf[65536];
 			n = read(src, buf, sizeof buf);
-			if (n > 0) {
-				for (ssize_t w = 0, k; w < n; w += k) {
-					k = write(dst, buf + w, (size_t)(n - w));
-					if (k < 0) {
-						if (errno == EINTR) {
-							k = 0;
-							continue;
-						}
-						return copyup_fail(c, err, "write");
-					}
-				}
+			int r;
+			if (n > 0 && (r = cv_write_all(dst, buf, (size_t)n)) < 0) {
+				errno = -r;
+				return copyup_fail(c, err, "write");
 			}
 		}
 		if (n < 0) {
@@ -1037,36 +1033,13 @@ static int own_cgroup(const char *cgfile, const char *ctrl, char *out, size_t ou
 	return -ENOENT;
 }
 
-static char *read_small(const char *path, cv_error_t *err)
+/* /proc/self/mountinfo or /proc/self/cgroup, whole */
+static char *read_proc(const char *path, cv_error_t *err)
 {
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return cv_error_errno(err, "open `%s`", path), NULL;
-	size_t cap = 16384, len = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return cv_error(err, ENOMEM, "read `%s`", path), NULL;
-	for (;;) {
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				return cv_error(err, ENOMEM, "read `%s`", path), NULL;
-			}
-			buf = nb;
-		}
-		ssize_t n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return cv_error_errno(err, "read `%s`", path), NULL;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
+	char *buf = NULL;
+	size_t len;
+	if (cv_read_file_at(AT_FDCWD, path, PROC_FILE_MAX, 0, &buf, &len, err) < 0)
+		return NULL;
 	return buf;
 }
 
@@ -1087,7 +1060,7 @@ static void unescape(char *s)
 
 static int list_hierarchies(struct cg_hier **out, size_t *nout, cv_error_t *err)
 {
-	cleanup_free char *mi = read_small("/proc/self/mountinfo", err);
+	cleanup_free char *mi = read_proc("/proc/self/mountinfo", err);
 	if (!mi)
 		return -1;
 	struct cg_hier *v = NULL;
@@ -1172,7 +1145,7 @@ static int cgroup_attach_all(int rootfd, int destfd, const oci_mount *m, const s
 	size_t nh = 0;
 	if (list_hierarchies(&h, &nh, err) < 0)
 		return -1;
-	cleanup_free char *cgfile = read_small("/proc/self/cgroup", err);
+	cleanup_free char *cgfile = read_proc("/proc/self/cgroup", err);
 	if (!cgfile)
 		return -1;
 

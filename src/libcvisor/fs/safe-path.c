@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "log.h"
 #include "fs/safe-path.h"
 
@@ -431,17 +432,10 @@ int cv_procfs_open(const char *subpath, int flags, cv_error_t *err)
 int cv_procfs_write(const char *subpath, const char *data, size_t len, cv_error_t *err)
 {
 	cleanup_close int fd = cv_procfs_open(subpath, O_WRONLY, err);
+	int r;
 	if (fd < 0)
 		return fd;
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return cv_error_errno(err, "write `/proc/%s`", subpath);
-		}
-		data += n;
-		len -= (size_t)n;
-	}
+	if ((r = cv_write_all(fd, data, len)) < 0)
+		return cv_error(err, -r, "write `/proc/%s`", subpath);
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "cgroups/cgroups.h"
 #include "cleanup.h"
+#include "clock.h"
 #include "cvisor.h"
 #include "log.h"
 #include "oci/resources.h"
@@ -218,13 +219,6 @@ int cvisor_stats(const struct cvisor_context *ctx, const char *id, char **json, 
 	return stats_event(cg, id, json, err);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int cvisor_events(const struct cvisor_context *ctx, const char *id,
 		  const struct cvisor_events_options *opts, cvisor_event_cb cb, void *userdata,
 		  cvisor_error **err)
@@ -260,14 +254,12 @@ int cvisor_events(const struct cvisor_context *ctx, const char *id,
 			cv_warn("events: no OOM notifications: %s", e->msg);
 	}
 
-	int64_t next = now_ms() + (int64_t)interval;
+	uint64_t next = cv_now_ms() + interval;
 	for (;;) {
 		struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN }, { .fd = -1, .events = POLLIN } };
 		if (oom)
 			p[1].fd = cv_cgroup_oom_fd(oom);
-		int64_t wait = next - now_ms();
-		if (wait < 0)
-			wait = 0;
+		uint64_t now = cv_now_ms(), wait = next > now ? next - now : 0;
 		int n = poll(p, 2, wait > 1000000000 ? 1000000000 : (int)wait);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -289,15 +281,15 @@ int cvisor_events(const struct cvisor_context *ctx, const char *id,
 		}
 		if (p[0].revents & (POLLIN | POLLHUP))
 			return 0; /* the container stopped */
-		if (now_ms() >= next) {
+		if (cv_now_ms() >= next) {
 			cleanup_free char *json = NULL;
 			if (stats_event(cg, cid, &json, err) < 0)
 				return -1;
 			if ((r = cb(json, userdata)) < 0)
 				return r;
-			next += (int64_t)interval;
-			if (next < now_ms())
-				next = now_ms() + (int64_t)interval;
+			next += interval;
+			if (next < cv_now_ms())
+				next = cv_now_ms() + interval;
 		}
 	}
 }

@@ -30,6 +30,8 @@
 #include "process/console.h"
 #include "lifecycle/create.h"
 #include "cvisor.h"
+#include "io.h"
+#include "unix-socket.h"
 #include "lifecycle/exe-guard.h"
 #include "lifecycle/hooks.h"
 #include "log.h"
@@ -69,67 +71,20 @@ struct launch {
 	struct cv_container *c;
 };
 
-int cv_read_whole_file(const char *path, char **out, size_t *len, cv_error_t *err)
-{
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return cv_error_errno(err, "open `%s`", path);
-	if (fstat(fd, &st) < 0)
-		return cv_error_errno(err, "stat `%s`", path);
-	if (st.st_size > 64 * 1024 * 1024)
-		return cv_error(err, EFBIG, "`%s`: larger than 64 MiB", path);
-	cleanup_free char *buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return cv_error(err, ENOMEM, "read `%s`", path);
-	size_t off = 0;
-	while (off < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + off, (size_t)st.st_size - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return cv_error_errno(err, "read `%s`", path);
-		if (n == 0)
-			break;
-		off += (size_t)n;
-	}
-	buf[off] = '\0';
-	*len = off;
-	*out = steal_pointer(&buf);
-	return 0;
-}
-
-static int write_at(int dirfd, const char *name, const char *data, size_t len, cv_error_t *err)
-{
-	cleanup_close int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return cv_error_errno(err, "create `%s` in the state directory", name);
-	if (write(fd, data, len) != (ssize_t)len)
-		return cv_error_errno(err, "write `%s` in the state directory", name);
-	return 0;
-}
-
-/* Writes path atomically: a temporary file next to it, then rename. */
+/* Writes path atomically: a temporary file beside it, then rename. */
 int cv_write_pid_file(const char *path, pid_t pid, cv_error_t *err)
 {
-	cleanup_free char *tmp = NULL;
 	char buf[32];
 	int n = snprintf(buf, sizeof(buf), "%d", (int)pid);
-	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
-		return cv_error(err, ENOMEM, "pid file");
-	cleanup_close int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return cv_error_errno(err, "pid file: create `%s`", tmp);
-	if (write(fd, buf, (size_t)n) != n) {
-		int e = errno;
-		unlink(tmp);
-		return cv_error(err, e, "pid file: write `%s`", tmp);
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		return cv_error(err, e, "pid file: rename to `%s`", path);
-	}
+	const char *slash = strrchr(path, '/');
+	cleanup_free char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
+	if (slash && !dir)
+		return cv_error(err, ENOMEM, "pid file `%s`", path);
+	cleanup_close int dfd = open(dir ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return cv_error_errno(err, "pid file `%s`: open its directory", path);
+	if (cv_write_file_atomic(dfd, slash ? slash + 1 : path, buf, (size_t)n, 0644, err) < 0)
+		return cv_error_prefix(err, "pid file `%s`", path);
 	return 0;
 }
 
@@ -284,7 +239,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		if (r < 0)
 			return r;
 	} else {
-		r = cv_read_whole_file(config_path, &config_data, &config_len, err);
+		r = cv_read_file_at(AT_FDCWD, config_path, OCI_JSON_MAX_SIZE, 0, &config_data, &config_len, err);
 		if (r < 0)
 			return r;
 		r = oci_spec_parse(config_data, config_len, "config.json", &spec, err);
@@ -372,7 +327,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	}
 
 	/* From here on, every failure goes to `fail` and removes what exists. */
-	if (c->entry && (r = write_at(c->entry->dirfd, "config.json", config_data, config_len, err)) < 0)
+	if (c->entry &&
+	    (r = cv_write_file_atomic(c->entry->dirfd, "config.json", config_data, config_len, 0600, err)) < 0)
 		goto fail;
 	r = cv_cgroup_create(&cgc, &c->cg, err);
 	if (r < 0)
@@ -726,13 +682,12 @@ static int load_spec_copy(struct cv_container *c, oci_spec **out, cv_error_t *er
 	if (!c->entry)
 		return cv_error(err, ENOENT, "container \"%s\": no state directory (a sandbox of cvisor do)",
 				c->state->id);
-	cleanup_close int fd = openat(c->entry->dirfd, "config.json", O_RDONLY | O_CLOEXEC);
-	cleanup_free char *path = NULL;
-	if (fd < 0)
-		return cv_error_errno(err, "container \"%s\": open its config copy", c->state->id);
-	if (asprintf(&path, "/proc/self/fd/%d", fd) < 0)
-		return cv_error(err, ENOMEM, "config");
-	return oci_spec_load(path, out, err);
+	cleanup_free char *data = NULL;
+	size_t len;
+	if (cv_read_file_at(c->entry->dirfd, "config.json", OCI_JSON_MAX_SIZE, CV_READ_REGULAR | CV_READ_NOFOLLOW,
+			    &data, &len, err) < 0)
+		return cv_error_prefix(err, "container \"%s\": its config copy", c->state->id);
+	return oci_spec_parse(data, len, "config.json", out, err);
 }
 
 int cv_container_spec(struct cv_container *c, oci_spec **out, cv_error_t *err)

@@ -40,7 +40,6 @@ int cv_container_spec(struct cv_container *c, oci_spec **out, cv_error_t *err);
 int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, const char *state_json,
 			     cv_error_t *err);
 
-int cv_read_whole_file(const char *path, char **out, size_t *len, cv_error_t *err);
 int cv_write_pid_file(const char *path, pid_t pid, cv_error_t *err);
 /* Waits for our child pid, forwarding the runtime's signals to it; the exit
  * status is 128+signal when it was killed. */

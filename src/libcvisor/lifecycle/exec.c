@@ -25,6 +25,8 @@
 #include "process/console.h"
 #include "lifecycle/create.h"
 #include "cvisor.h"
+#include "io.h"
+#include "unix-socket.h"
 #include "lifecycle/exe-guard.h"
 #include "process/namespaces.h"
 #include "process/process-attrs.h"
@@ -259,7 +261,7 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 	if (opts->process_path) {
 		cleanup_free char *data = NULL;
 		size_t len;
-		r = cv_read_whole_file(opts->process_path, &data, &len, err);
+		r = cv_read_file_at(AT_FDCWD, opts->process_path, OCI_JSON_MAX_SIZE, 0, &data, &len, err);
 		if (r < 0)
 			return r;
 		r = oci_process_parse(data, len, "process.json", &file_proc, err);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "unix-socket.h"
 #include "lifecycle/hooks.h"
 #include "log.h"
 
@@ -51,16 +52,9 @@ static int run_hook(const oci_hook *h, const char *kind, size_t idx, const char 
 	cleanup_close int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	close(steal_fd(&theirs));
 
-	size_t len = state_json ? strlen(state_json) : 0, off = 0;
-	while (off < len) {
-		ssize_t n = send(mine, state_json + off, len - off, MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break; /* the hook closed its stdin: not an error by itself */
-		}
-		off += (size_t)n;
-	}
+	struct iovec iov = { (void *)state_json, state_json ? strlen(state_json) : 0 };
+	/* a hook that closed its stdin early: not an error by itself */
+	(void)cv_send_fd(mine, &iov, 1, -1);
 	(void)shutdown(mine, SHUT_WR);
 
 	if (h->timeout.set && pidfd >= 0) {

@@ -23,11 +23,11 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "log.h"
 #include "lifecycle/state-store.h"
 
 #define STATE_FILE "state.json"
-#define STATE_TMP "state.json.tmp"
 #define LOCK_FILE "lock"
 /* '~' is not allowed in ids, so these names can never clash with a
  * container and cv_store_list skips them. */
@@ -327,7 +327,9 @@ int cv_store_read_state(struct cv_store_entry *e, oci_state **out, cv_error_t *e
 {
 	cleanup_close int fd = -1;
 	cleanup_free char *buf = NULL;
-	size_t len = 0, cap = 0;
+	char what[MAX_ID_LEN + 32];
+	size_t len = 0;
+	int r;
 
 	fd = openat(e->dirfd, STATE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -335,28 +337,9 @@ int cv_store_read_state(struct cv_store_entry *e, oci_state **out, cv_error_t *e
 			return cv_error_plain(err, ENOENT, "container \"%s\" does not exist", e->id);
 		return cv_error_errno(err, "open state of container \"%s\"", e->id);
 	}
-	for (;;) {
-		if (len + 4096 > cap) {
-			if (cap >= MAX_STATE_SIZE)
-				return cv_error(err, EFBIG, "state of container \"%s\": larger than %d bytes", e->id, MAX_STATE_SIZE);
-			size_t ncap = cap ? cap * 2 : 8192;
-			char *n = realloc(buf, ncap + 1);
-			if (!n)
-				return cv_error(err, ENOMEM, "state of container \"%s\"", e->id);
-			buf = n;
-			cap = ncap;
-		}
-		ssize_t r = read(fd, buf + len, cap - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return cv_error_errno(err, "read state of container \"%s\"", e->id);
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	buf[len] = '\0';
+	snprintf(what, sizeof(what), "state of container \"%s\"", e->id);
+	if ((r = cv_read_fd(fd, what, MAX_STATE_SIZE, &buf, &len, err)) < 0)
+		return r;
 	if (oci_state_parse(buf, len, STATE_FILE, out, err) < 0)
 		return cv_error_prefix(err, "container \"%s\"", e->id);
 	return 0;
@@ -365,28 +348,11 @@ int cv_store_read_state(struct cv_store_entry *e, oci_state **out, cv_error_t *e
 int cv_store_write_state(struct cv_store_entry *e, const oci_state *st, cv_error_t *err)
 {
 	cleanup_free char *data = NULL;
-	size_t len = 0, off = 0;
-	cleanup_close int fd = -1;
+	size_t len = 0;
 
-	if (oci_state_emit(st, &data, &len, err) < 0)
+	if (oci_state_emit(st, &data, &len, err) < 0 ||
+	    cv_write_file_atomic(e->dirfd, STATE_FILE, data, len, 0600, err) < 0)
 		return cv_error_prefix(err, "container \"%s\"", e->id);
-	/* The entry lock makes a fixed temporary name safe. */
-	fd = openat(e->dirfd, STATE_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return cv_error_errno(err, "write state of container \"%s\"", e->id);
-	while (off < len) {
-		ssize_t r = write(fd, data + off, len - off);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return cv_error_errno(err, "write state of container \"%s\"", e->id);
-		}
-		off += (size_t)r;
-	}
-	if (close(steal_fd(&fd)) < 0)
-		return cv_error_errno(err, "write state of container \"%s\"", e->id);
-	if (renameat(e->dirfd, STATE_TMP, e->dirfd, STATE_FILE) < 0)
-		return cv_error_errno(err, "write state of container \"%s\"", e->id);
 	return 0;
 }
 

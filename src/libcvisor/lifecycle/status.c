@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "cvisor.h"
 #include "lifecycle/status.h"
 
@@ -23,17 +24,12 @@ int cv_context_root(const struct cvisor_context *ctx, char **out, cv_error_t *er
 int cv_proc_start_time(pid_t pid, bool zombie_ok, uint64_t *out)
 {
 	char path[64], buf[1024];
-	cleanup_close int fd = -1;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = cv_read_buf_at(AT_FDCWD, path, buf, sizeof(buf));
 	if (n < 0)
-		return errno == ESRCH ? -ESRCH : -errno;
-	buf[n] = '\0';
+		return n == -ENOENT ? -ESRCH : (int)n;
 	/* comm may hold spaces and parentheses: fields restart after the last ')'. */
 	char *p = strrchr(buf, ')');
 	if (!p)

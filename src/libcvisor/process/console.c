@@ -12,11 +12,12 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "io.h"
+#include "unix-socket.h"
 #include "process/console.h"
 #include "fs/safe-path.h"
 
@@ -73,35 +74,6 @@ int cv_console_setup(uint32_t rows, uint32_t cols, int *master, cv_error_t *err)
 	return 0;
 }
 
-int cv_fd_send_to_socket(const char *socket_path, int fd, const char *name, cv_error_t *err)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	if (strlen(socket_path) >= sizeof(addr.sun_path))
-		return cv_error(err, ENAMETOOLONG, "socket path `%s`", socket_path);
-	strcpy(addr.sun_path, socket_path);
-	cleanup_close int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (sock < 0)
-		return cv_error_errno(err, "socket");
-	if (connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-		return cv_error_errno(err, "connect to `%s`", socket_path);
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	memset(&u, 0, sizeof(u));
-	struct iovec iov = { (void *)name, strlen(name) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	if (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
-		return cv_error_errno(err, "send fd to `%s`", socket_path);
-	return 0;
-}
-
 int cv_console_send(const char *socket_path, int master, cv_error_t *err)
 {
 	int r = cv_fd_send_to_socket(socket_path, master, "/dev/ptmx", err);
@@ -116,16 +88,7 @@ static int copy_once(int from, int to)
 	ssize_t n = read(from, buf, sizeof(buf));
 	if (n <= 0)
 		return n < 0 && errno == EINTR ? 1 : -1;
-	for (ssize_t off = 0; off < n;) {
-		ssize_t w = write(to, buf + off, (size_t)(n - off));
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		off += w;
-	}
-	return 1;
+	return cv_write_all(to, buf, (size_t)n) < 0 ? -1 : 1;
 }
 
 int cv_console_relay(int master, int pidfd, cv_error_t *err)

@@ -18,8 +18,6 @@ int cv_console_make_stdio(int slave, cv_error_t *err);
 int cv_console_setup(uint32_t rows, uint32_t cols, int *master, cv_error_t *err);
 /* Sends master over the unix socket at path (SCM_RIGHTS), as runc does. */
 int cv_console_send(const char *socket_path, int master, cv_error_t *err);
-/* Sends any fd (a pidfd for --pidfd-socket) the same way. */
-int cv_fd_send_to_socket(const char *socket_path, int fd, const char *name, cv_error_t *err);
 /* Relays the caller's stdio and the master until the process behind pidfd
  * exits and the master is drained; raw mode and SIGWINCH when stdin is a tty. */
 int cv_console_relay(int master, int pidfd, cv_error_t *err);

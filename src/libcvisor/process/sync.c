@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "unix-socket.h"
 #include "process/sync.h"
 
 struct hdr {
@@ -21,30 +22,12 @@ int cv_sync_send(int sock, uint32_t type, int errnum, const void *payload, size_
 {
 	struct hdr h = { type, errnum };
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = payload && len ? 2 : 1 };
+	int r;
 
 	if (len > CV_SYNC_MAX_PAYLOAD)
 		return cv_error(err, EMSGSIZE, "sync: message of %zu bytes", len);
-	if (fd >= 0) {
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	ssize_t n;
-	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return cv_error_errno(err, "sync: send");
+	if ((r = cv_send_fd(sock, iov, payload && len ? 2 : 1, fd)) < 0)
+		return cv_error(err, -r, "sync: send");
 	return 0;
 }
 
@@ -63,12 +46,6 @@ int cv_sync_recv(int sock, struct cv_sync_msg *m, cv_error_t *err)
 	struct hdr h;
 	cleanup_free char *payload = malloc(CV_SYNC_MAX_PAYLOAD + 1);
 	struct iovec iov[2] = { { &h, sizeof(h) }, { payload, CV_SYNC_MAX_PAYLOAD } };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
 	ssize_t n;
 
 	m->fd = -1;
@@ -76,17 +53,14 @@ int cv_sync_recv(int sock, struct cv_sync_msg *m, cv_error_t *err)
 	m->len = 0;
 	if (!payload)
 		return cv_error(err, ENOMEM, "sync: receive");
-	do
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
+	n = cv_recv_fd(sock, iov, 2, &m->fd);
+	if (n == -EMSGSIZE)
+		return cv_error(err, EPROTO, "sync: malformed message");
 	if (n < 0)
-		return cv_error_errno(err, "sync: receive");
+		return cv_error(err, (int)-n, "sync: receive");
 	if (n == 0)
 		return cv_error(err, EPIPE, "container process exited unexpectedly");
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&m->fd, CMSG_DATA(c), sizeof(int));
-	if ((size_t)n < sizeof(h) || (mh.msg_flags & MSG_TRUNC)) {
+	if ((size_t)n < sizeof(h)) {
 		if (m->fd >= 0)
 			close(m->fd);
 		m->fd = -1;

@@ -24,6 +24,8 @@
 
 #include "cgroups/cgroups.h"
 #include "cleanup.h"
+#include "clock.h"
+#include "io.h"
 #include "lifecycle/create.h"
 #include "log.h"
 #include "oci/spec.h"
@@ -34,13 +36,6 @@
 
 #define DONE_BYTE 'd'
 #define OUTPUT_CHUNK 65536
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* <state root>-sandbox: beside the state root, not in it (every directory
  * there is taken for a container). */
@@ -220,13 +215,8 @@ static bool read_cg_value(const char *dir, const char *file, const char *key, ui
 {
 	char path[4096], buf[4096];
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cv_read_buf_at(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	if (!key)
 		return sscanf(buf, "%" SCNu64, out) == 1;
 	size_t kl = strlen(key);
@@ -310,17 +300,8 @@ static bool pump(struct stream *s)
 	if (keep < (size_t)n)
 		s->truncated = true;
 	s->left -= keep;
-	for (size_t off = 0; off < keep;) {
-		ssize_t w = write(s->out, buf + off, keep - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			/* the reader went away: keep draining, drop the rest */
-			s->left = 0;
-			break;
-		}
-		off += (size_t)w;
-	}
+	if (cv_write_all(s->out, buf, keep) < 0)
+		s->left = 0; /* the reader went away: keep draining, drop the rest */
 	return true;
 }
 
@@ -332,7 +313,7 @@ static bool pump(struct stream *s)
  * run outlives `cvisor do`. Bounded: a stuck one is reported and left. */
 static void reap_orphans(pid_t watcher)
 {
-	uint64_t deadline = now_ms() + 5000;
+	uint64_t deadline = cv_now_ms() + 5000;
 	char buf[4096];
 	cleanup_close int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -348,7 +329,7 @@ static void reap_orphans(pid_t watcher)
 			continue;
 		cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 		if (pfd >= 0) {
-			uint64_t now = now_ms();
+			uint64_t now = cv_now_ms();
 			struct pollfd pf = { pfd, POLLIN, 0 };
 			if (poll(&pf, 1, now >= deadline ? 0 : (int)(deadline - now)) == 0) {
 				cv_warn("sandbox: process %d left by a hook has not exited", (int)pid);
@@ -429,7 +410,7 @@ static int make_bundle(struct run *R, const oci_policy *policy, char *const *arg
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return cv_error_errno(err, "create `%s`", dir);
 	/* the pid in the id is the byte of LIVE_FILE we hold (see cv_sandbox_gc) */
-	snprintf(R->id, sizeof(R->id), "do-%d-%llx", (int)getpid(), (unsigned long long)now_ms());
+	snprintf(R->id, sizeof(R->id), "do-%d-%llx", (int)getpid(), (unsigned long long)cv_now_ms());
 	R->lockfd = live_fd(dir);
 	if (R->lockfd < 0 || live_lock(R->lockfd, getpid(), F_WRLCK, F_OFD_SETLKW) < 0)
 		return cv_error_errno(err, "lock `%s/" LIVE_FILE "`", dir);
@@ -449,14 +430,9 @@ static int make_bundle(struct run *R, const oci_policy *policy, char *const *arg
 	R->configfd = memfd_create("config.json", MFD_CLOEXEC);
 	if (R->configfd < 0)
 		return cv_error_errno(err, "sandbox: memfd for config.json");
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(R->configfd, json + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return cv_error_errno(err, "sandbox: write config.json");
-		off += (size_t)w;
-	}
+	int r = cv_write_all(R->configfd, json, len);
+	if (r < 0)
+		return cv_error(err, -r, "sandbox: write config.json");
 	snprintf(R->config_path, sizeof(R->config_path), "/proc/self/fd/%d", R->configfd);
 	R->built = steal_pointer(&spec);
 	return 0;
@@ -545,7 +521,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 	/* created and started at once, with no state written: the program
 	 * runs when this returns */
 	r = cv_run_transient(ctx, R.id, &o, steal_pointer(&R.built), while_exec, &R, &R.c, &R.spec, &pidfd, err);
-	uint64_t start = now_ms();
+	uint64_t start = cv_now_ms();
 	if (capped) {
 		cleanup_error cv_error_t e2 = NULL;
 		if (swap_output(R.saved[1], R.saved[2], &e2) < 0 && r == 0)
@@ -572,7 +548,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 					{ R.streams[1].in, POLLIN, 0 } };
 		int wait_ms = -1;
 		if (deadline && !exited) {
-			uint64_t now = now_ms();
+			uint64_t now = cv_now_ms();
 			wait_ms = now >= deadline ? 0 : (int)(deadline - now < 60000 ? deadline - now : 60000);
 		} else if (exited) {
 			/* the pid namespace is gone: the pipes end at once; a
@@ -588,7 +564,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 		}
 		if (n == 0 && exited)
 			break;
-		if (n == 0 && deadline && !exited && now_ms() >= deadline) {
+		if (n == 0 && deadline && !exited && cv_now_ms() >= deadline) {
 			/* the whole sandbox, not just its init: the cgroup, then
 			 * the init, whose death ends the pid namespace */
 			rep->timed_out = true;
@@ -613,7 +589,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 			exited = true;
 		}
 	}
-	rep->wall_ms = now_ms() - start;
+	rep->wall_ms = cv_now_ms() - start;
 	/* No process of the sandbox is left (its pid namespace ended with the
 	 * program): let the watcher exit now, in parallel with the teardown
 	 * below, and reap it at the end. */

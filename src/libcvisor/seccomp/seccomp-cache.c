@@ -21,6 +21,7 @@
 #include <seccomp.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "log.h"
 #include "seccomp/seccomp-internal.h"
 #include "seccomp/seccomp-filter.h"
@@ -205,42 +206,17 @@ static int open_cache_dir(const char *dir, bool create)
 	return steal_fd(&fd);
 }
 
-static int read_full(int fd, void *buf, size_t n)
-{
-	for (size_t off = 0; off < n;) {
-		ssize_t r = read(fd, (char *)buf + off, n - off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		off += r;
-	}
-	return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t n)
-{
-	for (size_t off = 0; off < n;) {
-		ssize_t r = write(fd, (const char *)buf + off, n - off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		off += r;
-	}
-	return 0;
-}
-
 int cv_seccomp_cache_lookup(const char *key, size_t key_len, struct cv_seccomp *f)
 {
 	const char *dir = cache_dir();
 	cleanup_close int dfd = -1, fd = -1;
-	cleanup_free char *stored_key = NULL;
+	cleanup_free char *data = NULL;
 	cleanup_free struct sock_filter *insns = NULL;
+	cleanup_error cv_error_t e = NULL;
 	struct cache_header h;
 	struct stat st;
 	char name[32];
-	int r;
+	size_t len;
 
 	if (dir == NULL)
 		return -ENOENT;
@@ -255,22 +231,21 @@ int cv_seccomp_cache_lookup(const char *key, size_t key_len, struct cv_seccomp *
 		return -errno;
 	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0077) != 0)
 		return -EPERM;
-	r = read_full(fd, &h, sizeof(h));
-	if (r < 0)
-		return r;
+	if (cv_read_fd(fd, name, sizeof(h) + key_len + BPF_MAXINSNS * sizeof(struct sock_filter), &data, &len, &e) < 0)
+		return cv_error_ret(e);
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, data, sizeof(h));
 	if (memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) != 0 || h.format != CACHE_FORMAT || h.key_len != key_len ||
 	    h.insns == 0 || h.insns > BPF_MAXINSNS ||
-	    (uint64_t)st.st_size != sizeof(h) + (uint64_t)h.key_len + (uint64_t)h.insns * sizeof(struct sock_filter))
+	    (uint64_t)len != sizeof(h) + (uint64_t)h.key_len + (uint64_t)h.insns * sizeof(struct sock_filter))
 		return -EINVAL;
-	stored_key = malloc(key_len ? key_len : 1);
-	insns = malloc(h.insns * sizeof(struct sock_filter));
-	if (stored_key == NULL || insns == NULL)
-		return -ENOMEM;
-	if ((r = read_full(fd, stored_key, key_len)) < 0 ||
-	    (r = read_full(fd, insns, h.insns * sizeof(struct sock_filter))) < 0)
-		return r;
-	if (memcmp(stored_key, key, key_len) != 0)
+	if (memcmp(data + sizeof(h), key, key_len) != 0)
 		return -ESTALE; /* a hash collision */
+	insns = malloc(h.insns * sizeof(struct sock_filter));
+	if (insns == NULL)
+		return -ENOMEM;
+	memcpy(insns, data + sizeof(h) + key_len, h.insns * sizeof(struct sock_filter));
 	f->flags = h.flags;
 	f->has_notify = h.has_notify != 0;
 	f->len = h.insns;
@@ -281,32 +256,27 @@ int cv_seccomp_cache_lookup(const char *key, size_t key_len, struct cv_seccomp *
 int cv_seccomp_cache_store(const char *key, size_t key_len, const struct cv_seccomp *f)
 {
 	const char *dir = cache_dir();
-	cleanup_close int dfd = -1, fd = -1;
+	cleanup_close int dfd = -1;
+	cleanup_error cv_error_t e = NULL;
 	struct cache_header h = { .format = CACHE_FORMAT, .key_len = key_len, .flags = f->flags,
 				  .has_notify = f->has_notify, .insns = f->len };
-	char name[32], tmp[64];
-	int r;
+	size_t len = sizeof(h) + key_len + f->len * sizeof(struct sock_filter);
+	cleanup_free char *data = NULL;
+	char name[32];
 
 	if (dir == NULL)
 		return 0;
 	dfd = open_cache_dir(dir, true);
 	if (dfd < 0)
 		return dfd;
+	if ((data = malloc(len)) == NULL)
+		return -ENOMEM;
 	memcpy(h.magic, CACHE_MAGIC, sizeof(h.magic));
+	memcpy(data, &h, sizeof(h));
+	memcpy(data + sizeof(h), key, key_len);
+	memcpy(data + sizeof(h) + key_len, f->insns, f->len * sizeof(struct sock_filter));
 	snprintf(name, sizeof(name), "%016" PRIx64 ".bpf", fnv1a(key, key_len));
-	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long)getpid());
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if ((r = write_full(fd, &h, sizeof(h))) < 0 || (r = write_full(fd, key, key_len)) < 0 ||
-	    (r = write_full(fd, f->insns, f->len * sizeof(struct sock_filter))) < 0) {
-		(void)unlinkat(dfd, tmp, 0); /* best effort: a leftover temp file is never read */
-		return r;
-	}
-	if (renameat(dfd, tmp, dfd, name) < 0) {
-		r = -errno;
-		(void)unlinkat(dfd, tmp, 0);
-		return r;
-	}
+	if (cv_write_file_atomic(dfd, name, data, len, 0600, &e) < 0)
+		return cv_error_ret(e);
 	return 0;
 }
