@@ -9,7 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_version.h>
+
 #include "json.h"
+
+#define G(w) ((yajl_gen)(w)->g)
 
 static void note(jw *w, yajl_gen_status st)
 {
@@ -24,17 +29,27 @@ int jw_init(jw *w, bool pretty, cv_error_t *err)
 	if (!w->g)
 		return cv_error(err, ENOMEM, "allocate JSON generator");
 	if (pretty) {
-		(void)yajl_gen_config(w->g, yajl_gen_beautify, 1);
-		(void)yajl_gen_config(w->g, yajl_gen_indent_string, "\t");
+		(void)yajl_gen_config(G(w), yajl_gen_beautify, 1);
+		(void)yajl_gen_config(G(w), yajl_gen_indent_string, "\t");
 	}
-	(void)yajl_gen_config(w->g, yajl_gen_validate_utf8, 1);
+	(void)yajl_gen_config(G(w), yajl_gen_validate_utf8, 1);
 	return 0;
+}
+
+void jw_keep_invalid_utf8(jw *w)
+{
+	(void)yajl_gen_config(G(w), yajl_gen_validate_utf8, 0);
+}
+
+int oci_yajl_version(void)
+{
+	return yajl_version();
 }
 
 void jw_release(jw *w)
 {
 	if (w->g)
-		yajl_gen_free(w->g);
+		yajl_gen_free(G(w));
 	w->g = NULL;
 }
 
@@ -47,7 +62,7 @@ int jw_finish(jw *w, char **out, size_t *out_len, cv_error_t *err)
 			return cv_error(err, 0, "emit JSON: a string is not valid UTF-8");
 		return cv_error(err, 0, "emit JSON: generator error %d", (int)w->status);
 	}
-	if (yajl_gen_get_buf(w->g, &buf, &len) != yajl_gen_status_ok)
+	if (yajl_gen_get_buf(G(w), &buf, &len) != yajl_gen_status_ok)
 		return cv_error(err, 0, "emit JSON: incomplete document");
 	char *s = malloc(len + 1);
 	if (!s)
@@ -63,14 +78,14 @@ int jw_finish(jw *w, char **out, size_t *out_len, cv_error_t *err)
 	return 0;
 }
 
-void jw_open(jw *w) { note(w, yajl_gen_map_open(w->g)); }
-void jw_close(jw *w) { note(w, yajl_gen_map_close(w->g)); }
-void jw_aopen(jw *w) { note(w, yajl_gen_array_open(w->g)); }
-void jw_aclose(jw *w) { note(w, yajl_gen_array_close(w->g)); }
+void jw_open(jw *w) { note(w, yajl_gen_map_open(G(w))); }
+void jw_close(jw *w) { note(w, yajl_gen_map_close(G(w))); }
+void jw_aopen(jw *w) { note(w, yajl_gen_array_open(G(w))); }
+void jw_aclose(jw *w) { note(w, yajl_gen_array_close(G(w))); }
 
 void jw_str(jw *w, const char *s)
 {
-	note(w, yajl_gen_string(w->g, (const unsigned char *)s, strlen(s)));
+	note(w, yajl_gen_string(G(w), (const unsigned char *)s, strlen(s)));
 }
 
 void jw_key(jw *w, const char *key)
@@ -80,19 +95,29 @@ void jw_key(jw *w, const char *key)
 
 void jw_i64(jw *w, int64_t v)
 {
-	note(w, yajl_gen_integer(w->g, (long long)v));
+	note(w, yajl_gen_integer(G(w), (long long)v));
 }
 
 void jw_u64(jw *w, uint64_t v)
 {
 	char buf[24];
 	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	note(w, yajl_gen_number(w->g, buf, (size_t)n));
+	note(w, yajl_gen_number(G(w), buf, (size_t)n));
 }
 
 void jw_bool(jw *w, bool v)
 {
-	note(w, yajl_gen_bool(w->g, v));
+	note(w, yajl_gen_bool(G(w), v));
+}
+
+void jw_null(jw *w)
+{
+	note(w, yajl_gen_null(G(w)));
+}
+
+void jw_num(jw *w, const char *literal)
+{
+	note(w, yajl_gen_number(G(w), literal, strlen(literal)));
 }
 
 void jw_kstr(jw *w, const char *key, const char *s)

@@ -1,12 +1,15 @@
-/* Internal JSON plumbing shared by the oci/ parsers and emitters (not part of
- * any interface outside oci/).
+/* The JSON reader and writer: oci/'s parsers and emitters use them, and so
+ * does the rest of the library for its own small documents (the sandbox
+ * policy and report). The only code that calls yajl is in oci/; no yajl
+ * type appears here, so no yajl header reaches a file outside it.
  *
  *  jt_*  a small document tree built with yajl's streaming parser, so that a
  *        syntax error carries its byte offset, numbers keep their exact text
  *        (uint64 values above INT64_MAX survive) and nesting is bounded;
  *  jr_*  typed reads from that tree which keep the JSON path of the value
  *        being read, so every error names it ("process.user.uid: ...");
- *  jw_*  a yajl_gen wrapper with a sticky error status. */
+ *  jw_*  a generator with a sticky error status: write straight through,
+ *        check once in jw_finish. */
 #ifndef CVISOR_OCI_JSON_H
 #define CVISOR_OCI_JSON_H
 
@@ -14,13 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <yajl/yajl_gen.h>
-
 #include "error.h"
 #include "spec.h"
 
 #define OCI_JSON_MAX_DEPTH 64
-#define OCI_JSON_MAX_SIZE (16u * 1024 * 1024)
 
 /* ---- tree ---- */
 typedef enum { JT_NULL, JT_FALSE, JT_TRUE, JT_NUMBER, JT_STRING, JT_OBJECT, JT_ARRAY } jt_type;
@@ -126,12 +126,16 @@ int jr_opt_bool(jr_ctx *c, const jt_node *n, oci_opt_bool *o);
 
 /* ---- writing ---- */
 typedef struct {
-	yajl_gen g;
-	yajl_gen_status status; /* first failure */
+	void *g;    /* the yajl generator */
+	int status; /* its first failure */
 } jw;
 
 int jw_init(jw *w, bool pretty, cv_error_t *err);
 void jw_release(jw *w);
+#define cleanup_jw __attribute__((cleanup(jw_release)))
+/* Strings are checked to be UTF-8 (jw_finish fails otherwise), except after
+ * this call: for log lines, which must never be dropped for their bytes. */
+void jw_keep_invalid_utf8(jw *w);
 /* Copies the document into a malloc'd NUL-terminated buffer. */
 int jw_finish(jw *w, char **out, size_t *out_len, cv_error_t *err);
 
@@ -144,6 +148,9 @@ void jw_str(jw *w, const char *s);
 void jw_i64(jw *w, int64_t v);
 void jw_u64(jw *w, uint64_t v);
 void jw_bool(jw *w, bool v);
+void jw_null(jw *w);
+/* A number as written (LITERAL must be a JSON number: "1.5", "42"). */
+void jw_num(jw *w, const char *literal);
 /* key + value helpers that skip absent values */
 void jw_kstr(jw *w, const char *key, const char *s);
 void jw_kstrv(jw *w, const char *key, const oci_strv *v);
@@ -153,6 +160,9 @@ void jw_kopt_u64(jw *w, const char *key, oci_opt_u64 o);
 void jw_kopt_u32(jw *w, const char *key, oci_opt_u32 o);
 void jw_kopt_bool(jw *w, const char *key, oci_opt_bool o);
 void jw_kid_mappings(jw *w, const char *key, const oci_id_mappings *m);
+
+/* yajl_version(): 20100 for 2.1.0 (`cvisor --version`). */
+int oci_yajl_version(void);
 
 /* ---- freeing helpers shared by the model destructors ---- */
 void oci_strv_clear(oci_strv *v);

@@ -131,6 +131,46 @@ int oci_state_emit_public(const oci_state *st, bool pretty, char **out, size_t *
 	return r;
 }
 
+int oci_seccomp_agent_message(int pid, const char *metadata, const char *state_json, char **out, size_t *out_len,
+			      cv_error_t *err)
+{
+	static const char member[] = ",\"state\":";
+	cleanup_free char *head = NULL;
+	size_t hlen, slen = strlen(state_json);
+	jw w;
+	int r = jw_init(&w, false, err);
+	if (r < 0)
+		return r;
+	jw_open(&w);
+	jw_kstr(&w, "ociVersion", OCI_VERSION);
+	jw_key(&w, "fds");
+	jw_aopen(&w);
+	jw_str(&w, "seccompFd");
+	jw_aclose(&w);
+	jw_key(&w, "pid");
+	jw_i64(&w, pid);
+	jw_kstr(&w, "metadata", metadata ? metadata : "");
+	jw_close(&w);
+	r = jw_finish(&w, &head, &hlen, err);
+	jw_release(&w);
+	if (r < 0)
+		return r;
+	/* the state is JSON already: spliced in before the closing brace */
+	char *msg = malloc(hlen - 1 + sizeof(member) - 1 + slen + 2);
+	if (!msg)
+		return cv_error(err, ENOMEM, "seccomp agent message");
+	size_t n = hlen - 1;
+	memcpy(msg, head, n);
+	memcpy(msg + n, member, sizeof(member) - 1);
+	n += sizeof(member) - 1;
+	memcpy(msg + n, state_json, slen);
+	n += slen;
+	memcpy(msg + n, "}", 2);
+	*out = msg;
+	*out_len = n + 1;
+	return 0;
+}
+
 void oci_state_free(oci_state *st)
 {
 	if (!st)

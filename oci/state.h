@@ -38,6 +38,12 @@ int oci_state_parse(const char *data, size_t len, const char *name, oci_state **
  * annotations), as `cvisor state` prints it and hooks read it on stdin;
  * `created` and `owner` are added as runc does. */
 int oci_state_emit_public(const oci_state *st, bool pretty, char **out, size_t *out_len, cv_error_t *err);
+/* The runtime-spec "containerProcessState" a seccomp agent receives on
+ * linux.seccomp.listenerPath, with the listener fd: {"ociVersion", "fds":
+ * ["seccompFd"], "pid", "metadata", "state"}, where STATE_JSON (as
+ * oci_state_emit_public writes it) is the "state" member as it is. */
+int oci_seccomp_agent_message(int pid, const char *metadata, const char *state_json, char **out, size_t *out_len,
+			      cv_error_t *err);
 void oci_state_free(oci_state *st);
 
 static inline void oci_state_freep(oci_state **s) { oci_state_free(*s); }

@@ -13,12 +13,11 @@
 #include <sys/capability.h>
 #include <time.h>
 #include <unistd.h>
-#include <yajl/yajl_gen.h>
-#include <yajl/yajl_version.h>
 
 #include "cleanup.h"
 #include "cmd.h"
 #include "log.h"
+#include "oci/json.h"
 #include "oci/spec.h"
 
 static const struct {
@@ -93,33 +92,24 @@ static void now_rfc3339(char *buf, size_t size)
 	snprintf(buf, size, "%s.%09ldZ", base, ts.tv_nsec);
 }
 
-static void gen_str(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
 /* One line: {"level":"error","msg":"...","time":"..."} or logrus-style text. */
 static void write_log_line(FILE *f, bool json, enum cv_log_level level, const char *msg)
 {
 	char ts[64];
 	now_rfc3339(ts, sizeof(ts));
 	if (json) {
-		yajl_gen g = yajl_gen_alloc(NULL);
-		const unsigned char *buf;
-		size_t len;
-		if (!g)
+		cleanup_jw jw w = { 0 };
+		cleanup_free char *line = NULL;
+		if (jw_init(&w, false, NULL) < 0)
 			return;
-		yajl_gen_map_open(g);
-		gen_str(g, "level");
-		gen_str(g, level_name(level));
-		gen_str(g, "msg");
-		gen_str(g, msg);
-		gen_str(g, "time");
-		gen_str(g, ts);
-		yajl_gen_map_close(g);
-		if (yajl_gen_get_buf(g, &buf, &len) == yajl_gen_status_ok)
-			fprintf(f, "%.*s\n", (int)len, buf);
-		yajl_gen_free(g);
+		jw_keep_invalid_utf8(&w); /* a message must never be dropped for its bytes */
+		jw_open(&w);
+		jw_kstr(&w, "level", level_name(level));
+		jw_kstr(&w, "msg", msg);
+		jw_kstr(&w, "time", ts);
+		jw_close(&w);
+		if (jw_finish(&w, &line, NULL, NULL) == 0)
+			fprintf(f, "%s\n", line);
 	} else {
 		fprintf(f, "time=\"%s\" level=%s msg=\"", ts, level_name(level));
 		for (const char *p = msg; *p; p++) {
@@ -147,7 +137,7 @@ static void log_sink(enum cv_log_level level, const char *msg, void *data)
 static void print_version(void)
 {
 	const struct scmp_version *sv = seccomp_version();
-	int y = yajl_version();
+	int y = oci_yajl_version();
 
 	printf("cvisor version %s\n", PACKAGE_VERSION);
 	printf("spec: %s\n", OCI_VERSION);

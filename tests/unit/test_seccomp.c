@@ -27,6 +27,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "cleanup.h"
+#include "io.h"
 #include "seccomp/seccomp-internal.h"
 #include "seccomp/seccomp-filter.h"
 
@@ -487,7 +488,7 @@ static oci_seccomp *load_profile_json(const char *path)
 
 	if (loaded_n == sizeof(loaded_specs) / sizeof(loaded_specs[0]))
 		return NULL;
-	if (oci_read_file(path, path, &data, &len, &err) < 0)
+	if (cv_read_file_at(AT_FDCWD, path, OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len, &err) < 0)
 		return NULL;
 	if (asprintf(&doc, "{\"ociVersion\": \"1.0.2\", \"linux\": {\"seccomp\": %s}}", data) < 0)
 		return NULL;
@@ -579,7 +580,7 @@ static void test_notify_agent(void)
 		snprintf(state, sizeof(state),
 			 "{\"ociVersion\":\"1.3.0\",\"id\":\"unit\",\"status\":\"creating\",\"pid\":%d,\"bundle\":\"/\"}",
 			 (int)getpid());
-		if (cv_seccomp_send_listener(sock, nfd, state, "meta \"quoted\"", &err) < 0)
+		if (cv_seccomp_send_listener(sock, nfd, (int)getpid(), state, "meta \"quoted\"", &err) < 0)
 			_exit(101);
 		close(nfd);
 		_exit(mkdir("/proc/cannot-create-here", 0755) < 0 ? errno : 0);

@@ -589,7 +589,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		r = cv_sync_expect(sock_parent, CV_SYNC_SECCOMP, &m, err);
 		cv_sync_msg_release(&m);
 		if (r < 0 || (r = public_state(st, "creating", &js, err)) < 0 ||
-		    (r = cv_seccomp_take_listener(pidfd, m.errnum, spec->linux_->seccomp, js, err)) < 0 ||
+		    (r = cv_seccomp_take_listener(pidfd, m.errnum, spec->linux_->seccomp, st->pid, js, err)) < 0 ||
 		    (r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
 			goto fail;
 	}
@@ -642,7 +642,7 @@ fail:
 /* The listener fd of a container process's notify filter: taken from it
  * with pidfd_getfd (it only wrote the number, see cv_seccomp_hand_off) and
  * handed to the agent at listenerPath; our copy is closed here. */
-int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, const char *state_json,
+int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, int pid, const char *state_json,
 			     cv_error_t *err)
 {
 	if (child_fd < 0)
@@ -652,7 +652,7 @@ int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile
 		return cv_error_errno(err, "seccomp listener: take fd %d of the container process", child_fd);
 	if (!profile->listener_path || !*profile->listener_path)
 		return cv_error(err, EINVAL, "linux.seccomp.listenerPath: required with SCMP_ACT_NOTIFY");
-	return cv_seccomp_send_listener(profile->listener_path, fd, state_json, profile->listener_metadata, err);
+	return cv_seccomp_send_listener(profile->listener_path, fd, pid, state_json, profile->listener_metadata, err);
 }
 
 static void launch_release(struct launch *L)

@@ -37,7 +37,7 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 /* The config.json copy kept in the state directory at create. */
 int cv_container_spec(struct cv_container *c, oci_spec **out, cv_error_t *err);
 
-int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, const char *state_json,
+int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, int pid, const char *state_json,
 			     cv_error_t *err);
 
 int cv_write_pid_file(const char *path, pid_t pid, cv_error_t *err);

@@ -453,7 +453,8 @@ restore_ns:
 			int child_fd = m.errnum;
 			cv_sync_msg_release(&m);
 			if ((r = oci_state_emit_public(c->state, false, &js, &jlen, err)) < 0 ||
-			    (r = cv_seccomp_take_listener(pidfd, child_fd, spec->linux_->seccomp, js, err)) < 0 ||
+			    (r = cv_seccomp_take_listener(pidfd, child_fd, spec->linux_->seccomp, c->state->pid, js,
+							  err)) < 0 ||
 			    (r = cv_sync_send(sp, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
 				goto fail;
 			continue;

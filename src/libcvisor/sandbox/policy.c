@@ -15,9 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <yajl/yajl_gen.h>
-
 #include "cleanup.h"
+#include "io.h"
 #include "oci/json.h"
 #include "sandbox/policy.h"
 
@@ -649,33 +648,14 @@ int oci_policy_parse(const char *data, size_t len, const char *name, oci_policy 
 
 int oci_policy_load(const char *path, oci_policy **out, cv_error_t *err)
 {
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return cv_error_errno(err, "open `%s`", path);
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return cv_error_errno(err, "stat `%s`", path);
-	if (!S_ISREG(st.st_mode))
-		return cv_error(err, 0, "`%s`: not a regular file", path);
-	if (st.st_size > (off_t)POLICY_MAX_SIZE)
-		return cv_error(err, 0, "`%s`: too large (%lld bytes, the limit is 1 MiB)", path, (long long)st.st_size);
-	cleanup_free char *buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return cv_error(err, ENOMEM, "read `%s`", path);
-	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return cv_error_errno(err, "read `%s`", path);
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
+	cleanup_free char *buf = NULL;
+	size_t len;
+	int r = cv_read_file_at(AT_FDCWD, path, POLICY_MAX_SIZE, CV_READ_REGULAR, &buf, &len, err);
+	if (r < 0)
+		return r;
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	return oci_policy_parse(buf, got, base, out, err);
+	return oci_policy_parse(buf, len, base, out, err);
 }
 
 int oci_policy_set(oci_policy *p, const char *key, const char *value, cv_error_t *err)
@@ -706,87 +686,35 @@ const char *oci_policy_network_name(enum oci_policy_network n)
 	return "?";
 }
 
-/* A generator whose first failure sticks and is reported at the end. */
-struct gen {
-	yajl_gen g;
-	yajl_gen_status st;
-};
-#define GEN(gp, call)                                  \
-	do {                                           \
-		yajl_gen_status _s = (call);           \
-		if ((gp)->st == yajl_gen_status_ok)    \
-			(gp)->st = _s;                 \
-	} while (0)
-
-static void gen_str(struct gen *w, const char *s)
-{
-	GEN(w, yajl_gen_string(w->g, (const unsigned char *)s, strlen(s)));
-}
-
-static void gen_num(struct gen *w, const char *s)
-{
-	GEN(w, yajl_gen_number(w->g, s, strlen(s)));
-}
-
-static void yajl_gen_freep(yajl_gen *g)
-{
-	if (*g)
-		yajl_gen_free(*g);
-}
-
 int oci_policy_emit(const oci_policy *p, bool pretty, char **out, size_t *out_len, cv_error_t *err)
 {
-	__attribute__((cleanup(yajl_gen_freep))) yajl_gen g = yajl_gen_alloc(NULL);
-	if (!g)
-		return cv_error(err, ENOMEM, "emit policy");
-	(void)yajl_gen_config(g, yajl_gen_beautify, pretty ? 1 : 0);
-	(void)yajl_gen_config(g, yajl_gen_validate_utf8, 1);
-	struct gen w = { .g = g, .st = yajl_gen_status_ok };
-	GEN(&w, yajl_gen_map_open(g));
+	cleanup_jw jw w = { 0 };
+	if (jw_init(&w, pretty, err) < 0)
+		return cv_error_prefix(err, "emit policy");
+	jw_open(&w);
 	const char *base = (const char *)p;
 	for (size_t i = 0; i < NKEYS; i++) {
 		const struct key *k = &keys[i];
 		char buf[64];
 		switch (k->kind) {
-		case K_PATH: {
-			const char *s = *(char *const *)(base + k->off);
-			if (s) {
-				gen_str(&w, k->name);
-				gen_str(&w, s);
-			}
+		case K_PATH:
+			jw_kstr(&w, k->name, *(char *const *)(base + k->off));
 			break;
-		}
 		case K_PATH_LIST:
-		case K_ENV_LIST: {
-			const oci_strv *l = (const oci_strv *)(base + k->off);
-			if (!l->set)
-				break;
-			gen_str(&w, k->name);
-			GEN(&w, yajl_gen_array_open(g));
-			for (size_t j = 0; j < l->len; j++)
-				gen_str(&w, l->v[j]);
-			GEN(&w, yajl_gen_array_close(g));
+		case K_ENV_LIST:
+			jw_kstrv(&w, k->name, (const oci_strv *)(base + k->off));
 			break;
-		}
 		case K_NETWORK:
-			if (p->network_set) {
-				gen_str(&w, k->name);
-				gen_str(&w, oci_policy_network_name(p->network));
-			}
+			if (p->network_set)
+				jw_kstr(&w, k->name, oci_policy_network_name(p->network));
 			break;
-		case K_BOOL: {
-			const oci_opt_bool *o = (const oci_opt_bool *)(base + k->off);
-			if (o->set) {
-				gen_str(&w, k->name);
-				GEN(&w, yajl_gen_bool(g, o->v));
-			}
+		case K_BOOL:
+			jw_kopt_bool(&w, k->name, *(const oci_opt_bool *)(base + k->off));
 			break;
-		}
 		case K_USER:
 			if (p->user_set) {
 				snprintf(buf, sizeof(buf), "%u:%u", p->uid, p->gid);
-				gen_str(&w, k->name);
-				gen_str(&w, buf);
+				jw_kstr(&w, k->name, buf);
 			}
 			break;
 		case K_SIZE:
@@ -796,53 +724,37 @@ int oci_policy_emit(const oci_policy *p, bool pretty, char **out, size_t *out_le
 			const oci_opt_u64 *o = (const oci_opt_u64 *)(base + k->off);
 			if (!o->set)
 				break;
-			if (k->kind == K_CPUS || k->kind == K_SECONDS)
+			jw_key(&w, k->name);
+			if (k->kind == K_CPUS || k->kind == K_SECONDS) {
 				fmt_milli(o->v, buf, sizeof(buf));
-			else
-				snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->v);
-			gen_str(&w, k->name);
-			gen_num(&w, buf);
+				jw_num(&w, buf);
+			} else
+				jw_u64(&w, o->v);
 			break;
 		}
 		}
 	}
-	GEN(&w, yajl_gen_map_close(g));
-	yajl_gen_status st = w.st;
-	const unsigned char *text;
-	size_t tlen;
-	if (st == yajl_gen_status_ok)
-		st = yajl_gen_get_buf(g, &text, &tlen);
-	if (st != yajl_gen_status_ok)
-		return cv_error(err, 0, "emit policy: %s",
-				st == yajl_gen_invalid_string ? "a string is not valid UTF-8" : "JSON generator failed");
-	char *s = malloc(tlen + 1);
-	if (!s)
-		return cv_error(err, ENOMEM, "emit policy");
-	memcpy(s, text, tlen);
-	s[tlen] = '\0';
-	*out = s;
-	if (out_len)
-		*out_len = tlen;
+	jw_close(&w);
+	if (jw_finish(&w, out, out_len, err) < 0)
+		return cv_error_prefix(err, "policy");
 	return 0;
 }
 
 int oci_sandbox_report_emit(const oci_sandbox_report *r, char **out, size_t *out_len, cv_error_t *err)
 {
-	__attribute__((cleanup(yajl_gen_freep))) yajl_gen g = yajl_gen_alloc(NULL);
-	if (!g)
-		return cv_error(err, ENOMEM, "emit report");
-	(void)yajl_gen_config(g, yajl_gen_beautify, 1);
-	struct gen w = { .g = g, .st = yajl_gen_status_ok };
+	cleanup_jw jw w = { 0 };
 	char buf[64];
-	GEN(&w, yajl_gen_map_open(g));
-	gen_str(&w, "exit_code");
-	GEN(&w, yajl_gen_integer(g, r->exit_code));
-	gen_str(&w, "signal");
-	GEN(&w, yajl_gen_integer(g, r->signal));
-	gen_str(&w, "timed_out");
-	GEN(&w, yajl_gen_bool(g, r->timed_out));
-	gen_str(&w, "limits_hit");
-	GEN(&w, yajl_gen_map_open(g));
+	if (jw_init(&w, true, err) < 0)
+		return cv_error_prefix(err, "emit report");
+	jw_open(&w);
+	jw_key(&w, "exit_code");
+	jw_i64(&w, r->exit_code);
+	jw_key(&w, "signal");
+	jw_i64(&w, r->signal);
+	jw_key(&w, "timed_out");
+	jw_bool(&w, r->timed_out);
+	jw_key(&w, "limits_hit");
+	jw_open(&w);
 	const struct {
 		const char *k;
 		bool v;
@@ -852,67 +764,44 @@ int oci_sandbox_report_emit(const oci_sandbox_report *r, char **out, size_t *out
 		     { "max_file_size", r->limit_max_file_size },
 		     { "max_output_bytes", r->stdout_truncated || r->stderr_truncated } };
 	for (size_t i = 0; i < sizeof(hits) / sizeof(hits[0]); i++) {
-		gen_str(&w, hits[i].k);
-		GEN(&w, yajl_gen_bool(g, hits[i].v));
+		jw_key(&w, hits[i].k);
+		jw_bool(&w, hits[i].v);
 	}
-	GEN(&w, yajl_gen_map_close(g));
-	gen_str(&w, "not_enforced");
-	GEN(&w, yajl_gen_array_open(g));
+	jw_close(&w);
+	jw_key(&w, "not_enforced");
+	jw_aopen(&w);
 	if (r->unenforced_memory)
-		gen_str(&w, "memory");
+		jw_str(&w, "memory");
 	if (r->unenforced_cpus)
-		gen_str(&w, "cpus");
+		jw_str(&w, "cpus");
 	if (r->unenforced_processes)
-		gen_str(&w, "processes");
-	GEN(&w, yajl_gen_array_close(g));
-	gen_str(&w, "output_truncated");
-	GEN(&w, yajl_gen_map_open(g));
-	gen_str(&w, "stdout");
-	GEN(&w, yajl_gen_bool(g, r->stdout_truncated));
-	gen_str(&w, "stderr");
-	GEN(&w, yajl_gen_bool(g, r->stderr_truncated));
-	GEN(&w, yajl_gen_map_close(g));
-	gen_str(&w, "wall_seconds");
+		jw_str(&w, "processes");
+	jw_aclose(&w);
+	jw_key(&w, "output_truncated");
+	jw_open(&w);
+	jw_key(&w, "stdout");
+	jw_bool(&w, r->stdout_truncated);
+	jw_key(&w, "stderr");
+	jw_bool(&w, r->stderr_truncated);
+	jw_close(&w);
+	jw_key(&w, "wall_seconds");
 	fmt_milli(r->wall_ms, buf, sizeof(buf));
-	gen_num(&w, buf);
-	gen_str(&w, "cpu_seconds");
+	jw_num(&w, buf);
+	jw_key(&w, "cpu_seconds");
 	if (r->cpu_known) {
 		fmt_milli(r->cpu_ms, buf, sizeof(buf));
-		gen_num(&w, buf);
-	} else {
-		GEN(&w, yajl_gen_null(g));
-	}
-	gen_str(&w, "peak_memory_bytes");
-	if (r->peak_memory_known) {
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->peak_memory);
-		gen_num(&w, buf);
-	} else {
-		GEN(&w, yajl_gen_null(g));
-	}
-	GEN(&w, yajl_gen_map_close(g));
-	const unsigned char *text;
-	size_t tlen;
-	if (w.st == yajl_gen_status_ok)
-		w.st = yajl_gen_get_buf(g, &text, &tlen);
-	if (w.st != yajl_gen_status_ok)
-		return cv_error(err, 0, "emit report: JSON generator failed");
-	char *o = malloc(tlen + 1);
-	if (!o)
-		return cv_error(err, ENOMEM, "emit report");
-	memcpy(o, text, tlen);
-	o[tlen] = '\0';
-	*out = o;
-	if (out_len)
-		*out_len = tlen;
+		jw_num(&w, buf);
+	} else
+		jw_null(&w);
+	jw_key(&w, "peak_memory_bytes");
+	if (r->peak_memory_known)
+		jw_u64(&w, r->peak_memory);
+	else
+		jw_null(&w);
+	jw_close(&w);
+	if (jw_finish(&w, out, out_len, err) < 0)
+		return cv_error_prefix(err, "report");
 	return 0;
-}
-
-static void strv_clear(oci_strv *l)
-{
-	for (size_t i = 0; i < l->len; i++)
-		free(l->v[i]);
-	free(l->v);
-	*l = (oci_strv){ 0 };
 }
 
 void oci_policy_free(oci_policy *p)
@@ -921,9 +810,9 @@ void oci_policy_free(oci_policy *p)
 		return;
 	free(p->rootfs);
 	free(p->workspace);
-	strv_clear(&p->writable);
-	strv_clear(&p->deny_write);
-	strv_clear(&p->deny_read);
-	strv_clear(&p->env);
+	oci_strv_clear(&p->writable);
+	oci_strv_clear(&p->deny_write);
+	oci_strv_clear(&p->deny_read);
+	oci_strv_clear(&p->env);
 	free(p);
 }

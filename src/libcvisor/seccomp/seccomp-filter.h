@@ -20,9 +20,10 @@ bool cv_seccomp_has_notify(const struct cv_seccomp *f);
  * in the cloned child: no allocation). *notify_fd receives the listener fd or
  * -1. */
 int cv_seccomp_load(const struct cv_seccomp *f, int *notify_fd, cv_error_t *err);
-/* Sends the listener fd with the container state and listenerMetadata to the
- * agent socket at listener_path, in runc's seccomp agent format. */
-int cv_seccomp_send_listener(const char *listener_path, int notify_fd, const char *state_json,
+/* Sends the listener fd with the container's PID, its state (STATE_JSON,
+ * the public state document) and listenerMetadata to the agent socket at
+ * listener_path, in runc's seccomp agent format. */
+int cv_seccomp_send_listener(const char *listener_path, int notify_fd, int pid, const char *state_json,
 			     const char *metadata, cv_error_t *err);
 void cv_seccomp_free(struct cv_seccomp *f);
 
