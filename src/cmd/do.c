@@ -67,11 +67,11 @@ static const char *const policy_flags[] = {
 
 enum { OPT_POLICY = CLI_LONG_ONLY, OPT_REPORT, OPT_CHECK, OPT_FLAG0 };
 
-static int write_report(const char *path, const oci_sandbox_report *rep, cv_error_t *err)
+static int write_report(const char *path, const cv_sandbox_report *rep, cv_error_t *err)
 {
 	cleanup_free char *json = NULL;
 	size_t len = 0;
-	if (oci_sandbox_report_emit(rep, &json, &len, err) < 0)
+	if (cv_sandbox_report_emit(rep, &json, &len, err) < 0)
 		return -1;
 	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
 	if (fd < 0)
@@ -125,14 +125,14 @@ int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	if (optind >= argc)
 		return cli_usage(cli, err, "do: no program given (cvisor do [flags] -- PROGRAM [ARGS...])");
 
-	cleanup_policy oci_policy *policy = NULL;
-	if (policy_path ? oci_policy_load(policy_path, &policy, err) < 0 : oci_policy_new(&policy, err) < 0)
+	cleanup_policy cv_policy *policy = NULL;
+	if (policy_path ? cv_policy_load(policy_path, &policy, err) < 0 : cv_policy_new(&policy, err) < 0)
 		return -1;
 	for (size_t i = 0; i < nset; i++)
-		if (oci_policy_set(policy, policy_flags[keys[i]], values[i], err) < 0)
+		if (cv_policy_set(policy, policy_flags[keys[i]], values[i], err) < 0)
 			return -1;
 
-	oci_sandbox_report rep;
+	cv_sandbox_report rep;
 	if (cv_sandbox_do(&cli->ctx, policy, argv + optind, report_path != NULL, &rep, err) < 0)
 		return -1;
 	if (report_path && write_report(report_path, &rep, err) < 0)

@@ -63,11 +63,11 @@ int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	if (cli_nargs(cli, argc, argv, 0, 0, "", err) < 0)
 		return -1;
 	if (policy_path) {
-		cleanup_policy oci_policy *policy = NULL;
+		cleanup_policy cv_policy *policy = NULL;
 		struct cv_sandbox_host host;
 		if (rootless)
 			return cli_usage(cli, err, "--rootless and --policy: a policy follows the caller's uid");
-		if (oci_policy_load(policy_path, &policy, err) < 0 || cv_sandbox_host_init(&host, policy->network == OCI_POLICY_NET_OUTBOUND, err) < 0 ||
+		if (cv_policy_load(policy_path, &policy, err) < 0 || cv_sandbox_host_init(&host, policy->network == CV_POLICY_NET_OUTBOUND, err) < 0 ||
 		    cv_sandbox_spec(policy, &host, NULL, &spec, err) < 0)
 			return -1;
 		char only[64];

@@ -14,24 +14,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	cv_error_t err = NULL;
-	oci_policy *p = NULL;
-	if (oci_policy_parse((const char *)data, size, "policy.json", &p, &err) < 0) {
+	cv_policy *p = NULL;
+	if (cv_policy_parse((const char *)data, size, "policy.json", &p, &err) < 0) {
 		if (!err || !err->msg || strncmp(err->msg, "policy.json: ", 13) != 0)
 			abort(); /* every failure has a message naming the document */
 		cv_error_release(&err);
 		return 0;
 	}
 	char *a = NULL, *b = NULL;
-	oci_policy *q = NULL;
-	if (oci_policy_emit(p, false, &a, NULL, &err) < 0)
+	cv_policy *q = NULL;
+	if (cv_policy_emit(p, false, &a, NULL, &err) < 0)
 		abort();
-	if (oci_policy_parse(a, strlen(a), "emitted", &q, &err) < 0)
+	if (cv_policy_parse(a, strlen(a), "emitted", &q, &err) < 0)
 		abort();
-	if (oci_policy_emit(q, false, &b, NULL, &err) < 0 || strcmp(a, b) != 0)
+	if (cv_policy_emit(q, false, &b, NULL, &err) < 0 || strcmp(a, b) != 0)
 		abort();
 	free(a);
 	free(b);
-	oci_policy_free(p);
-	oci_policy_free(q);
+	cv_policy_free(p);
+	cv_policy_free(q);
 	return 0;
 }

@@ -11,12 +11,12 @@
 #include "tap.h"
 
 /* Parses TEXT; returns the policy or NULL with *msg set to the error. */
-static oci_policy *parse(const char *text, char **msg)
+static cv_policy *parse(const char *text, char **msg)
 {
 	cv_error_t err = NULL;
-	oci_policy *p = NULL;
+	cv_policy *p = NULL;
 	*msg = NULL;
-	if (oci_policy_parse(text, strlen(text), "policy.json", &p, &err) < 0) {
+	if (cv_policy_parse(text, strlen(text), "policy.json", &p, &err) < 0) {
 		*msg = strdup(err && err->msg ? err->msg : "(no message)");
 		cv_error_release(&err);
 		return NULL;
@@ -28,18 +28,18 @@ static oci_policy *parse(const char *text, char **msg)
 static void fails(const char *text, const char *want)
 {
 	cleanup_free char *msg = NULL;
-	oci_policy *p = parse(text, &msg);
+	cv_policy *p = parse(text, &msg);
 	ok(p == NULL, "rejects %s", text);
-	oci_policy_free(p);
+	cv_policy_free(p);
 	is_str(msg, want, "message for %s", text);
 }
 
 static void flag_fails(const char *key, const char *value, const char *want)
 {
-	cleanup_policy oci_policy *p = NULL;
+	cleanup_policy cv_policy *p = NULL;
 	cv_error_t err = NULL;
-	(void)oci_policy_new(&p, &err);
-	int r = oci_policy_set(p, key, value, &err);
+	(void)cv_policy_new(&p, &err);
+	int r = cv_policy_set(p, key, value, &err);
 	ok(r < 0, "flag %s %s is rejected", key, value);
 	is_str(err ? err->msg : NULL, want, "message for flag %s %s", key, value);
 	cv_error_release(&err);
@@ -48,7 +48,7 @@ static void flag_fails(const char *key, const char *value, const char *want)
 static uint64_t size_of(const char *s)
 {
 	uint64_t v = 0;
-	return oci_policy_parse_size(s, &v) < 0 ? UINT64_MAX : v;
+	return cv_policy_parse_size(s, &v) < 0 ? UINT64_MAX : v;
 }
 
 static void test_full(void)
@@ -63,7 +63,7 @@ static void test_full(void)
 			  " \"max_output_bytes\": 4096, \"user\": \"1000:100\"\n"
 			  "}";
 	cleanup_free char *msg = NULL;
-	cleanup_policy oci_policy *p = parse(doc, &msg);
+	cleanup_policy cv_policy *p = parse(doc, &msg);
 	if (!ok(p != NULL, "full policy parses")) {
 		tap_diag("%s", msg);
 		return;
@@ -72,7 +72,7 @@ static void test_full(void)
 	is_str(p->workspace, "~/proj", "workspace keeps ~/ for the caller's home");
 	ok(p->writable.len == 2 && !strcmp(p->writable.v[1], "~/.cache"), "writable list");
 	ok(p->deny_write.len == 1 && p->deny_read.len == 1, "deny lists");
-	ok(p->network_set && p->network == OCI_POLICY_NET_HOST, "network host");
+	ok(p->network_set && p->network == CV_POLICY_NET_HOST, "network host");
 	ok(p->allow_host_loopback.set && !p->allow_host_loopback.v, "allow_host_loopback false");
 	ok(p->env.len == 3 && !strcmp(p->env.v[2], "MODE=a=b"), "env entries");
 	ok(p->memory.set && p->memory.v == 512ull << 20, "memory 512MB");
@@ -86,11 +86,11 @@ static void test_full(void)
 	/* emit and parse again: the same policy */
 	cleanup_free char *json = NULL;
 	cv_error_t err = NULL;
-	ok(oci_policy_emit(p, false, &json, NULL, &err) == 0, "emit");
+	ok(cv_policy_emit(p, false, &json, NULL, &err) == 0, "emit");
 	cleanup_free char *msg2 = NULL;
-	cleanup_policy oci_policy *q = json ? parse(json, &msg2) : NULL;
+	cleanup_policy cv_policy *q = json ? parse(json, &msg2) : NULL;
 	cleanup_free char *json2 = NULL;
-	ok(q && oci_policy_emit(q, false, &json2, NULL, &err) == 0, "emitted policy parses");
+	ok(q && cv_policy_emit(q, false, &json2, NULL, &err) == 0, "emitted policy parses");
 	is_str(json2, json, "round trip is stable");
 	cv_error_release(&err);
 }
@@ -98,15 +98,15 @@ static void test_full(void)
 static void test_defaults(void)
 {
 	cleanup_free char *msg = NULL;
-	cleanup_policy oci_policy *p = parse("{}", &msg);
-	ok(p && !p->rootfs && !p->workspace && !p->network_set && p->network == OCI_POLICY_NET_NONE &&
+	cleanup_policy cv_policy *p = parse("{}", &msg);
+	ok(p && !p->rootfs && !p->workspace && !p->network_set && p->network == CV_POLICY_NET_NONE &&
 		   !p->memory.set && !p->timeout_ms.set && !p->user_set && !p->env.set,
 	   "empty policy: every default");
 	cleanup_free char *msg2 = NULL;
-	cleanup_policy oci_policy *q = parse("{\"memory\": null, \"writable\": []}", &msg2);
+	cleanup_policy cv_policy *q = parse("{\"memory\": null, \"writable\": []}", &msg2);
 	ok(q && !q->memory.set && q->writable.set && q->writable.len == 0, "null is absent, [] is an empty list");
 	cleanup_free char *msg3 = NULL;
-	cleanup_policy oci_policy *u = parse("{\"user\": 1000}", &msg3);
+	cleanup_policy cv_policy *u = parse("{\"user\": 1000}", &msg3);
 	ok(u && u->uid == 1000 && u->gid == 1000, "user as a number: gid = uid");
 }
 
@@ -183,33 +183,33 @@ static void test_errors(void)
 
 static void test_flags(void)
 {
-	cleanup_policy oci_policy *p = NULL;
+	cleanup_policy cv_policy *p = NULL;
 	cv_error_t err = NULL;
-	ok(oci_policy_new(&p, &err) == 0, "new policy");
-	ok(oci_policy_set(p, "memory", "1G", &err) == 0 && p->memory.v == 1ull << 30, "--memory 1G");
-	ok(oci_policy_set(p, "memory", "2G", &err) == 0 && p->memory.v == 2ull << 30, "a later value overrides");
-	ok(oci_policy_set(p, "max-file-size", "10MB", &err) == 0 && p->max_file_size.v == 10ull << 20,
+	ok(cv_policy_new(&p, &err) == 0, "new policy");
+	ok(cv_policy_set(p, "memory", "1G", &err) == 0 && p->memory.v == 1ull << 30, "--memory 1G");
+	ok(cv_policy_set(p, "memory", "2G", &err) == 0 && p->memory.v == 2ull << 30, "a later value overrides");
+	ok(cv_policy_set(p, "max-file-size", "10MB", &err) == 0 && p->max_file_size.v == 10ull << 20,
 	   "flag spelling max-file-size");
-	ok(oci_policy_set(p, "cpus", "0.5", &err) == 0 && p->cpus_milli.v == 500, "--cpus 0.5");
-	ok(oci_policy_set(p, "processes", "32", &err) == 0 && p->processes.v == 32, "--processes 32");
-	ok(oci_policy_set(p, "timeout", "10", &err) == 0 && p->timeout_ms.v == 10000, "--timeout 10");
-	ok(oci_policy_set(p, "writable", "/a", &err) == 0 && oci_policy_set(p, "writable", "/b", &err) == 0 &&
+	ok(cv_policy_set(p, "cpus", "0.5", &err) == 0 && p->cpus_milli.v == 500, "--cpus 0.5");
+	ok(cv_policy_set(p, "processes", "32", &err) == 0 && p->processes.v == 32, "--processes 32");
+	ok(cv_policy_set(p, "timeout", "10", &err) == 0 && p->timeout_ms.v == 10000, "--timeout 10");
+	ok(cv_policy_set(p, "writable", "/a", &err) == 0 && cv_policy_set(p, "writable", "/b", &err) == 0 &&
 		   p->writable.len == 2,
 	   "list flags repeat");
-	ok(oci_policy_set(p, "network", "outbound", &err) == 0 && p->network == OCI_POLICY_NET_OUTBOUND,
+	ok(cv_policy_set(p, "network", "outbound", &err) == 0 && p->network == CV_POLICY_NET_OUTBOUND,
 	   "--network outbound");
-	ok(oci_policy_set(p, "user", "0", &err) == 0 && p->uid == 0 && p->gid == 0, "--user 0");
-	ok(oci_policy_set(p, "allow-host-loopback", "true", &err) == 0 && p->allow_host_loopback.set &&
+	ok(cv_policy_set(p, "user", "0", &err) == 0 && p->uid == 0 && p->gid == 0, "--user 0");
+	ok(cv_policy_set(p, "allow-host-loopback", "true", &err) == 0 && p->allow_host_loopback.set &&
 		   p->allow_host_loopback.v,
 	   "--allow-host-loopback");
-	ok(oci_policy_set(p, "allow_host_loopback", "false", &err) == 0 && p->allow_host_loopback.set &&
+	ok(cv_policy_set(p, "allow_host_loopback", "false", &err) == 0 && p->allow_host_loopback.set &&
 		   !p->allow_host_loopback.v,
 	   "allow_host_loopback false");
 	cv_error_release(&err);
 	bool list = false;
-	ok(oci_policy_has_key("deny-write", &list) && list, "deny-write is a list flag");
-	ok(oci_policy_has_key("open_files", &list) && !list, "open_files is a scalar");
-	ok(!oci_policy_has_key("policy", NULL), "policy is not a key");
+	ok(cv_policy_has_key("deny-write", &list) && list, "deny-write is a list flag");
+	ok(cv_policy_has_key("open_files", &list) && !list, "open_files is a scalar");
+	ok(!cv_policy_has_key("policy", NULL), "policy is not a key");
 
 	flag_fails("memory", "lots", "--memory: expected a size like \"512MB\" or a number of bytes, got \"lots\"");
 	flag_fails("max_file_size", "0", "--max-file-size: must be at least 1, got \"0\"");
@@ -232,15 +232,15 @@ static void test_load(void)
 	ok(write(fd, doc, sizeof(doc) - 1) == (ssize_t)(sizeof(doc) - 1), "write policy");
 	close(fd);
 	cv_error_t err = NULL;
-	oci_policy *p = NULL;
-	ok(oci_policy_load(path, &p, &err) < 0, "load checks ranges");
+	cv_policy *p = NULL;
+	ok(cv_policy_load(path, &p, &err) < 0, "load checks ranges");
 	cleanup_free char *want = NULL;
 	ok(asprintf(&want, "%s: processes: must be between 8 and 4194304, got 2", strrchr(path, '/') + 1) > 0,
 	   "format");
 	is_str(err ? err->msg : NULL, want, "errors are prefixed with the file's name");
 	cv_error_release(&err);
 	unlink(path);
-	ok(oci_policy_load(path, &p, &err) < 0 && err && err->errnum == ENOENT, "missing file: ENOENT");
+	ok(cv_policy_load(path, &p, &err) < 0 && err && err->errnum == ENOENT, "missing file: ENOENT");
 	cleanup_free char *want2 = NULL;
 	ok(asprintf(&want2, "open `%s`: No such file or directory", path) > 0, "format");
 	is_str(err ? err->msg : NULL, want2, "missing file message");

@@ -32,11 +32,11 @@ static struct cv_sandbox_host host(uid_t uid)
 	return h;
 }
 
-static oci_policy *policy(const char *json)
+static cv_policy *policy(const char *json)
 {
 	cv_error_t err = NULL;
-	oci_policy *p = NULL;
-	if (oci_policy_parse(json, strlen(json), "policy.json", &p, &err) < 0) {
+	cv_policy *p = NULL;
+	if (cv_policy_parse(json, strlen(json), "policy.json", &p, &err) < 0) {
 		tap_diag("policy: %s", err->msg);
 		cv_error_release(&err);
 		return NULL;
@@ -47,7 +47,7 @@ static oci_policy *policy(const char *json)
 /* Converts JSON for a host with UID; NULL and *msg on failure. */
 static oci_spec *convert(const char *json, uid_t uid, char **msg)
 {
-	cleanup_policy oci_policy *p = policy(json);
+	cleanup_policy cv_policy *p = policy(json);
 	struct cv_sandbox_host h = host(uid);
 	char *args[] = { "/bin/true", NULL };
 	oci_spec *s = NULL;
@@ -365,7 +365,7 @@ static void test_paths(void)
 /* Converts JSON with the outbound hook at HOOK and slirp4netns at SLIRP. */
 static oci_spec *convert_net(const char *json, const char *hook, const char *slirp, char **msg)
 {
-	cleanup_policy oci_policy *p = policy(json);
+	cleanup_policy cv_policy *p = policy(json);
 	struct cv_sandbox_host h = host(0);
 	h.slirp_hook = hook;
 	h.slirp4netns = slirp;

@@ -33,7 +33,7 @@ struct key {
 	uint64_t min, max; /* K_SIZE/K_COUNT: bytes or units; K_CPUS: milli; K_SECONDS: ms */
 };
 
-#define OFF(f) offsetof(oci_policy, f)
+#define OFF(f) offsetof(cv_policy, f)
 static const struct key keys[] = {
 	{ "rootfs", K_PATH, OFF(rootfs), 0, 0 },
 	{ "workspace", K_PATH, OFF(workspace), 0, 0 },
@@ -43,13 +43,13 @@ static const struct key keys[] = {
 	{ "network", K_NETWORK, OFF(network), 0, 0 },
 	{ "allow_host_loopback", K_BOOL, OFF(allow_host_loopback), 0, 0 },
 	{ "env", K_ENV_LIST, OFF(env), 0, 0 },
-	{ "memory", K_SIZE, OFF(memory), OCI_POLICY_MIN_MEMORY, INT64_MAX },
-	{ "cpus", K_CPUS, OFF(cpus_milli), OCI_POLICY_MIN_CPUS_MILLI, OCI_POLICY_MAX_CPUS_MILLI },
-	{ "cpu_seconds", K_COUNT, OFF(cpu_seconds), 1, OCI_POLICY_MAX_CPU_SECONDS },
-	{ "processes", K_COUNT, OFF(processes), OCI_POLICY_MIN_PROCESSES, OCI_POLICY_MAX_PROCESSES },
+	{ "memory", K_SIZE, OFF(memory), CV_POLICY_MIN_MEMORY, INT64_MAX },
+	{ "cpus", K_CPUS, OFF(cpus_milli), CV_POLICY_MIN_CPUS_MILLI, CV_POLICY_MAX_CPUS_MILLI },
+	{ "cpu_seconds", K_COUNT, OFF(cpu_seconds), 1, CV_POLICY_MAX_CPU_SECONDS },
+	{ "processes", K_COUNT, OFF(processes), CV_POLICY_MIN_PROCESSES, CV_POLICY_MAX_PROCESSES },
 	{ "max_file_size", K_SIZE, OFF(max_file_size), 1, INT64_MAX },
-	{ "open_files", K_COUNT, OFF(open_files), OCI_POLICY_MIN_OPEN_FILES, OCI_POLICY_MAX_OPEN_FILES },
-	{ "timeout", K_SECONDS, OFF(timeout_ms), 1, OCI_POLICY_MAX_TIMEOUT_MS },
+	{ "open_files", K_COUNT, OFF(open_files), CV_POLICY_MIN_OPEN_FILES, CV_POLICY_MAX_OPEN_FILES },
+	{ "timeout", K_SECONDS, OFF(timeout_ms), 1, CV_POLICY_MAX_TIMEOUT_MS },
 	{ "max_output_bytes", K_SIZE, OFF(max_output_bytes), 1, INT64_MAX },
 	{ "user", K_USER, 0, 0, 0 },
 };
@@ -185,7 +185,7 @@ static int size_from_text(const char *s, size_t n, uint64_t *out)
 	return -1;
 }
 
-int oci_policy_parse_size(const char *s, uint64_t *out)
+int cv_policy_parse_size(const char *s, uint64_t *out)
 {
 	return size_from_text(s, strlen(s), out) < 0 ? -1 : 0;
 }
@@ -337,7 +337,7 @@ static int strv_append(oci_strv *l, char *s, const struct src *src, cv_error_t *
 	return 0;
 }
 
-static int read_user(const struct val *v, const struct src *src, oci_policy *p, cv_error_t *err)
+static int read_user(const struct val *v, const struct src *src, cv_policy *p, cv_error_t *err)
 {
 	static const char what[] = "UID or \"UID:GID\" (numbers)";
 	uint64_t uid, gid;
@@ -388,7 +388,7 @@ static int check_range(const struct key *k, const struct src *src, const struct 
 	}
 }
 
-static int read_scalar(const struct key *k, const struct val *v, const struct src *src, oci_policy *p, cv_error_t *err)
+static int read_scalar(const struct key *k, const struct val *v, const struct src *src, cv_policy *p, cv_error_t *err)
 {
 	char *base = (char *)p;
 	uint64_t x = 0;
@@ -407,11 +407,11 @@ static int read_scalar(const struct key *k, const struct val *v, const struct sr
 		static const char what[] = "\"none\", \"outbound\" or \"host\"";
 		if (!is_string(v))
 			return expected(err, src, v, what);
-		for (int n = OCI_POLICY_NET_NONE; n <= OCI_POLICY_NET_HOST; n++) {
-			const char *name = oci_policy_network_name((enum oci_policy_network)n);
+		for (int n = CV_POLICY_NET_NONE; n <= CV_POLICY_NET_HOST; n++) {
+			const char *name = cv_policy_network_name((enum cv_policy_network)n);
 			if (strlen(name) == v->len && memcmp(name, v->s, v->len) == 0) {
 				p->network_set = true;
-				p->network = (enum oci_policy_network)n;
+				p->network = (enum cv_policy_network)n;
 				return 0;
 			}
 		}
@@ -485,7 +485,7 @@ static int read_scalar(const struct key *k, const struct val *v, const struct sr
 	return 0;
 }
 
-static int read_item(const struct key *k, const struct val *v, const struct src *src, oci_policy *p, cv_error_t *err)
+static int read_item(const struct key *k, const struct val *v, const struct src *src, cv_policy *p, cv_error_t *err)
 {
 	char *s = NULL;
 	int r = k->kind == K_ENV_LIST ? read_env(v, src, &s, err) : read_path(v, src, &s, err);
@@ -506,7 +506,7 @@ static struct val node_val(const jt_node *n)
 	return v;
 }
 
-static int read_member(const struct key *k, const jt_node *n, const char *name, oci_policy *p, cv_error_t *err)
+static int read_member(const struct key *k, const jt_node *n, const char *name, cv_policy *p, cv_error_t *err)
 {
 	struct src src;
 	snprintf(src.where, sizeof(src.where), "%s: %s", name, k->name);
@@ -549,7 +549,7 @@ static const struct key *find_key(const char *s, size_t n)
 	return NULL;
 }
 
-bool oci_policy_has_key(const char *key, bool *list)
+bool cv_policy_has_key(const char *key, bool *list)
 {
 	const struct key *k = find_key(key, strlen(key));
 	if (k && list)
@@ -604,16 +604,16 @@ static int unknown_key(const char *name, const char *s, size_t n, cv_error_t *er
 
 /* ---- public ---- */
 
-int oci_policy_new(oci_policy **out, cv_error_t *err)
+int cv_policy_new(cv_policy **out, cv_error_t *err)
 {
-	oci_policy *p = calloc(1, sizeof(*p));
+	cv_policy *p = calloc(1, sizeof(*p));
 	if (!p)
 		return cv_error(err, ENOMEM, "policy");
 	*out = p;
 	return 0;
 }
 
-int oci_policy_parse(const char *data, size_t len, const char *name, oci_policy **out, cv_error_t *err)
+int cv_policy_parse(const char *data, size_t len, const char *name, cv_policy **out, cv_error_t *err)
 {
 	cleanup_jt jt_doc *doc = NULL;
 	if (len > POLICY_MAX_SIZE)
@@ -624,8 +624,8 @@ int oci_policy_parse(const char *data, size_t len, const char *name, oci_policy 
 	if (root->type != JT_OBJECT)
 		return cv_error(err, 0, "%s: expected an object, got %s", name, jt_type_name(root->type));
 
-	cleanup_policy oci_policy *p = NULL;
-	if (oci_policy_new(&p, err) < 0)
+	cleanup_policy cv_policy *p = NULL;
+	if (cv_policy_new(&p, err) < 0)
 		return -1;
 	bool seen[NKEYS] = { false };
 	for (const jt_node *n = root->first; n; n = n->next) {
@@ -646,7 +646,7 @@ int oci_policy_parse(const char *data, size_t len, const char *name, oci_policy 
 	return 0;
 }
 
-int oci_policy_load(const char *path, oci_policy **out, cv_error_t *err)
+int cv_policy_load(const char *path, cv_policy **out, cv_error_t *err)
 {
 	cleanup_free char *buf = NULL;
 	size_t len;
@@ -655,10 +655,10 @@ int oci_policy_load(const char *path, oci_policy **out, cv_error_t *err)
 		return r;
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	return oci_policy_parse(buf, len, base, out, err);
+	return cv_policy_parse(buf, len, base, out, err);
 }
 
-int oci_policy_set(oci_policy *p, const char *key, const char *value, cv_error_t *err)
+int cv_policy_set(cv_policy *p, const char *key, const char *value, cv_error_t *err)
 {
 	const struct key *k = find_key(key, strlen(key));
 	struct src src;
@@ -676,17 +676,17 @@ int oci_policy_set(oci_policy *p, const char *key, const char *value, cv_error_t
 	return read_scalar(k, &v, &src, p, err);
 }
 
-const char *oci_policy_network_name(enum oci_policy_network n)
+const char *cv_policy_network_name(enum cv_policy_network n)
 {
 	switch (n) {
-	case OCI_POLICY_NET_NONE: return "none";
-	case OCI_POLICY_NET_OUTBOUND: return "outbound";
-	case OCI_POLICY_NET_HOST: return "host";
+	case CV_POLICY_NET_NONE: return "none";
+	case CV_POLICY_NET_OUTBOUND: return "outbound";
+	case CV_POLICY_NET_HOST: return "host";
 	}
 	return "?";
 }
 
-int oci_policy_emit(const oci_policy *p, bool pretty, char **out, size_t *out_len, cv_error_t *err)
+int cv_policy_emit(const cv_policy *p, bool pretty, char **out, size_t *out_len, cv_error_t *err)
 {
 	cleanup_jw jw w = { 0 };
 	if (jw_init(&w, pretty, err) < 0)
@@ -706,7 +706,7 @@ int oci_policy_emit(const oci_policy *p, bool pretty, char **out, size_t *out_le
 			break;
 		case K_NETWORK:
 			if (p->network_set)
-				jw_kstr(&w, k->name, oci_policy_network_name(p->network));
+				jw_kstr(&w, k->name, cv_policy_network_name(p->network));
 			break;
 		case K_BOOL:
 			jw_kopt_bool(&w, k->name, *(const oci_opt_bool *)(base + k->off));
@@ -740,7 +740,7 @@ int oci_policy_emit(const oci_policy *p, bool pretty, char **out, size_t *out_le
 	return 0;
 }
 
-int oci_sandbox_report_emit(const oci_sandbox_report *r, char **out, size_t *out_len, cv_error_t *err)
+int cv_sandbox_report_emit(const cv_sandbox_report *r, char **out, size_t *out_len, cv_error_t *err)
 {
 	cleanup_jw jw w = { 0 };
 	char buf[64];
@@ -804,7 +804,7 @@ int oci_sandbox_report_emit(const oci_sandbox_report *r, char **out, size_t *out
 	return 0;
 }
 
-void oci_policy_free(oci_policy *p)
+void cv_policy_free(cv_policy *p)
 {
 	if (!p)
 		return;

@@ -1,6 +1,6 @@
 /* The sandbox policy of `cvisor do` and `cvisor spec --policy`: one flat JSON
  * object whose keys are also `cvisor do` flags. This module only parses and
- * validates; src/libcvisor/sandbox.c turns a policy into an oci_spec.
+ * validates; sandbox.c turns a policy into an oci_spec.
  *
  *   {
  *     "rootfs": "/srv/rootfs",          host root when absent; always read-only
@@ -20,8 +20,8 @@
  * Sizes are a number of bytes or a string like "512MB", "1.5G", "64k"
  * (powers of 1024). Paths are absolute or start with "~/" (the caller's
  * home). Unknown and duplicate keys are errors. */
-#ifndef CVISOR_OCI_POLICY_H
-#define CVISOR_OCI_POLICY_H
+#ifndef CVISOR_SANDBOX_POLICY_H
+#define CVISOR_SANDBOX_POLICY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,22 +29,22 @@
 #include "error.h"
 #include "oci/spec.h"
 
-enum oci_policy_network {
-	OCI_POLICY_NET_NONE = 0, /* new network namespace with loopback only */
-	OCI_POLICY_NET_OUTBOUND, /* new network namespace + slirp4netns */
-	OCI_POLICY_NET_HOST,     /* the caller's network namespace */
+enum cv_policy_network {
+	CV_POLICY_NET_NONE = 0, /* new network namespace with loopback only */
+	CV_POLICY_NET_OUTBOUND, /* new network namespace + slirp4netns */
+	CV_POLICY_NET_HOST,     /* the caller's network namespace */
 };
 
 /* Limits of the values (the error messages quote them too). */
-#define OCI_POLICY_MIN_MEMORY (4ull << 20)
-#define OCI_POLICY_MIN_CPUS_MILLI 10ull          /* 0.01 core: the kernel's 1 ms quota */
-#define OCI_POLICY_MAX_CPUS_MILLI (4096ull * 1000)
-#define OCI_POLICY_MAX_CPU_SECONDS (1ull << 32)
-#define OCI_POLICY_MIN_PROCESSES 8ull
-#define OCI_POLICY_MAX_PROCESSES 4194304ull      /* PID_MAX_LIMIT */
-#define OCI_POLICY_MIN_OPEN_FILES 16ull
-#define OCI_POLICY_MAX_OPEN_FILES 1073741816ull  /* the kernel's NR_OPEN ceiling */
-#define OCI_POLICY_MAX_TIMEOUT_MS (366ull * 24 * 3600 * 1000)
+#define CV_POLICY_MIN_MEMORY (4ull << 20)
+#define CV_POLICY_MIN_CPUS_MILLI 10ull          /* 0.01 core: the kernel's 1 ms quota */
+#define CV_POLICY_MAX_CPUS_MILLI (4096ull * 1000)
+#define CV_POLICY_MAX_CPU_SECONDS (1ull << 32)
+#define CV_POLICY_MIN_PROCESSES 8ull
+#define CV_POLICY_MAX_PROCESSES 4194304ull      /* PID_MAX_LIMIT */
+#define CV_POLICY_MIN_OPEN_FILES 16ull
+#define CV_POLICY_MAX_OPEN_FILES 1073741816ull  /* the kernel's NR_OPEN ceiling */
+#define CV_POLICY_MAX_TIMEOUT_MS (366ull * 24 * 3600 * 1000)
 
 typedef struct {
 	char *rootfs;    /* NULL: the host's root */
@@ -54,7 +54,7 @@ typedef struct {
 	oci_strv deny_read;
 	oci_strv env;    /* "NAME", "PREFIX*" (allowlist) or "NAME=value" */
 	bool network_set;
-	enum oci_policy_network network;
+	enum cv_policy_network network;
 	oci_opt_bool allow_host_loopback; /* "outbound": the host's 127.0.0.1 at 10.0.2.2 */
 	oci_opt_u64 memory;        /* bytes */
 	oci_opt_u64 cpus_milli;    /* thousandths of a core */
@@ -66,31 +66,31 @@ typedef struct {
 	oci_opt_u64 max_output_bytes;
 	bool user_set;
 	uint32_t uid, gid;
-} oci_policy;
+} cv_policy;
 
 /* Parses a policy document held in memory. `name` prefixes error messages:
  * `policy.json: memory: expected a size like "512MB" or a number of bytes,
  * got "lots"`, or the byte offset of malformed JSON. */
-int oci_policy_parse(const char *data, size_t len, const char *name, oci_policy **out, cv_error_t *err);
+int cv_policy_parse(const char *data, size_t len, const char *name, cv_policy **out, cv_error_t *err);
 /* Reads and parses PATH (errors are prefixed with the path's basename). */
-int oci_policy_load(const char *path, oci_policy **out, cv_error_t *err);
+int cv_policy_load(const char *path, cv_policy **out, cv_error_t *err);
 /* An empty policy (every default). */
-int oci_policy_new(oci_policy **out, cv_error_t *err);
+int cv_policy_new(cv_policy **out, cv_error_t *err);
 
 /* Sets one key from a command-line string, with the same checks as the JSON
  * reader: `key` is the policy key ("max_file_size") or its flag spelling
  * ("max-file-size"); list keys append. Errors are "--max-file-size: ...".
  * A flag given after --policy overrides the file. */
-int oci_policy_set(oci_policy *p, const char *key, const char *value, cv_error_t *err);
+int cv_policy_set(cv_policy *p, const char *key, const char *value, cv_error_t *err);
 /* True when `key` (either spelling) names a policy key; *is_list tells
  * whether it repeats. */
-bool oci_policy_has_key(const char *key, bool *is_list);
+bool cv_policy_has_key(const char *key, bool *is_list);
 
 /* "512MB", "1.5G", "64k", "100" -> bytes (powers of 1024). */
-int oci_policy_parse_size(const char *s, uint64_t *out);
+int cv_policy_parse_size(const char *s, uint64_t *out);
 /* The policy as JSON (every key that is set); *out is malloc'd. */
-int oci_policy_emit(const oci_policy *p, bool pretty, char **out, size_t *out_len, cv_error_t *err);
-const char *oci_policy_network_name(enum oci_policy_network n);
+int cv_policy_emit(const cv_policy *p, bool pretty, char **out, size_t *out_len, cv_error_t *err);
+const char *cv_policy_network_name(enum cv_policy_network n);
 
 /* The result of one `cvisor do` run (`--report FILE`). */
 typedef struct {
@@ -110,12 +110,12 @@ typedef struct {
 	uint64_t cpu_ms;
 	bool peak_memory_known;
 	uint64_t peak_memory;  /* bytes */
-} oci_sandbox_report;
+} cv_sandbox_report;
 
-int oci_sandbox_report_emit(const oci_sandbox_report *r, char **out, size_t *out_len, cv_error_t *err);
+int cv_sandbox_report_emit(const cv_sandbox_report *r, char **out, size_t *out_len, cv_error_t *err);
 
-void oci_policy_free(oci_policy *p);
-static inline void oci_policy_freep(oci_policy **p) { oci_policy_free(*p); }
-#define cleanup_policy __attribute__((cleanup(oci_policy_freep)))
+void cv_policy_free(cv_policy *p);
+static inline void cv_policy_freep(cv_policy **p) { cv_policy_free(*p); }
+#define cleanup_policy __attribute__((cleanup(cv_policy_freep)))
 
 #endif

@@ -173,7 +173,7 @@ static bool name_matches(const char *pattern, const char *entry)
 	return nl == pl && strncmp(entry, pattern, pl) == 0;
 }
 
-static int build_env(const oci_policy *p, const struct cv_sandbox_host *h, oci_strv *env, cv_error_t *err)
+static int build_env(const cv_policy *p, const struct cv_sandbox_host *h, oci_strv *env, cv_error_t *err)
 {
 	static const char *const defaults[] = { CV_SANDBOX_DEFAULT_ENV };
 	bool have_path = false;
@@ -400,7 +400,7 @@ static int check_hard(const char *key, uint64_t want, uint64_t hard, cv_error_t 
 			key, (unsigned long long)want, (unsigned long long)hard);
 }
 
-static int build_limits(const oci_policy *p, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
+static int build_limits(const cv_policy *p, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
 {
 	oci_process *proc = s->process;
 	/* no core files of untrusted programs (lowering a limit needs no privilege) */
@@ -449,7 +449,7 @@ static int build_limits(const oci_policy *p, const struct cv_sandbox_host *h, oc
 	return 0;
 }
 
-static int build_mounts(const oci_policy *p, const struct cv_sandbox_host *h, uint32_t uid, uint32_t gid,
+static int build_mounts(const cv_policy *p, const struct cv_sandbox_host *h, uint32_t uid, uint32_t gid,
 			oci_spec *s, cv_error_t *err)
 {
 	bool userns = h->uid != 0;
@@ -469,7 +469,7 @@ static int build_mounts(const oci_policy *p, const struct cv_sandbox_host *h, ui
 	/* sysfs can be mounted only by the owner of the network namespace: with
 	 * the host's network and a user namespace, bind the host's instead
 	 * (not recursively: no cgroup or debug filesystems under it) */
-	if (p->network == OCI_POLICY_NET_HOST && userns) {
+	if (p->network == CV_POLICY_NET_HOST && userns) {
 		if (add_mount(s, "/sys", "bind", "/sys", sysbind_o, err) < 0)
 			return -1;
 	} else if (add_mount(s, "/sys", "sysfs", "sysfs", sys_o, err) < 0) {
@@ -533,7 +533,7 @@ static bool holds_writable(const oci_spec *s, const char *path)
 	return false;
 }
 
-static int build_masks(const oci_policy *p, const struct cv_sandbox_host *h, const char *root, oci_spec *s,
+static int build_masks(const cv_policy *p, const struct cv_sandbox_host *h, const char *root, oci_spec *s,
 		       cv_error_t *err)
 {
 	oci_linux *l = s->linux_;
@@ -609,9 +609,9 @@ static int build_masks(const oci_policy *p, const struct cv_sandbox_host *h, con
 /* "outbound": a createRuntime hook (run by the runtime once the namespaces
  * exist, before the program starts) gives the new network namespace
  * slirp4netns; see hooks/cvisor-slirp.c. */
-static int build_network_hook(const oci_policy *p, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
+static int build_network_hook(const cv_policy *p, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
 {
-	if (p->network != OCI_POLICY_NET_OUTBOUND) {
+	if (p->network != CV_POLICY_NET_OUTBOUND) {
 		if (p->allow_host_loopback.set && p->allow_host_loopback.v)
 			return cv_error(err, 0, "policy: allow_host_loopback: only meaningful with network \"outbound\"");
 		return 0;
@@ -641,13 +641,13 @@ static int build_network_hook(const oci_policy *p, const struct cv_sandbox_host 
 	return strv_add(&hk->env, "PATH=" DEFAULT_PATH, err);
 }
 
-void cv_sandbox_do_only_keys(const oci_policy *p, char *buf, size_t size)
+void cv_sandbox_do_only_keys(const cv_policy *p, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s%s", p->timeout_ms.set ? "timeout" : "",
 		 p->timeout_ms.set && p->max_output_bytes.set ? ", " : "", p->max_output_bytes.set ? "max_output_bytes" : "");
 }
 
-int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *const *args, oci_spec **out,
+int cv_sandbox_spec(const cv_policy *p, const struct cv_sandbox_host *h, char *const *args, oci_spec **out,
 		    cv_error_t *err)
 {
 	cleanup_spec oci_spec *s = calloc(1, sizeof(*s));
@@ -708,7 +708,7 @@ int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
 		if (add_namespace(l, ns[i], err) < 0)
 			return -1;
-	if (p->network != OCI_POLICY_NET_HOST && add_namespace(l, "network", err) < 0)
+	if (p->network != CV_POLICY_NET_HOST && add_namespace(l, "network", err) < 0)
 		return -1;
 	if (h->uid != 0) {
 		/* a user namespace mapping only the caller: nothing else of the
@@ -739,7 +739,7 @@ int cv_sandbox_spec(const oci_policy *p, const struct cv_sandbox_host *h, char *
 		if (add_annotation(s, CV_SANDBOX_ANNOTATION_MAX_OUTPUT, buf, err) < 0)
 			return -1;
 	}
-	if (add_annotation(s, CV_SANDBOX_ANNOTATION_NETWORK, oci_policy_network_name(p->network), err) < 0)
+	if (add_annotation(s, CV_SANDBOX_ANNOTATION_NETWORK, cv_policy_network_name(p->network), err) < 0)
 		return -1;
 	*out = steal_pointer(&s);
 	return 0;

@@ -100,14 +100,14 @@ int cv_sandbox_host_init(struct cv_sandbox_host *host, bool find_slirp, cv_error
 /* Builds the spec running ARGS (NULL-terminated, may be NULL for `spec
  * --policy`, which then runs "sh") under POLICY. Errors name the policy key
  * ("policy: writable: `/nope`: No such file or directory"). */
-int cv_sandbox_spec(const oci_policy *policy, const struct cv_sandbox_host *host, char *const *args,
+int cv_sandbox_spec(const cv_policy *policy, const struct cv_sandbox_host *host, char *const *args,
 		    oci_spec **out, cv_error_t *err);
 
 /* The keys set in P that only the supervisor of `cvisor do` enforces
  * (timeout, max_output_bytes): `spec --policy` records them as annotations,
  * which `cvisor run` does not act on. Writes them to BUF as "timeout,
  * max_output_bytes", or "" when none is set. */
-void cv_sandbox_do_only_keys(const oci_policy *p, char *buf, size_t size);
+void cv_sandbox_do_only_keys(const cv_policy *p, char *buf, size_t size);
 
 /* The default seccomp profile for untrusted code (a deny-list on top of
  * allow, see sandbox.c for each entry and why). */

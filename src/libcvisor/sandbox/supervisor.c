@@ -250,7 +250,7 @@ static const char *cg_dir(const oci_kv_list *paths, const char *controller, bool
 	return NULL;
 }
 
-static void read_cgroup_figures(const oci_kv_list *paths, oci_sandbox_report *r)
+static void read_cgroup_figures(const oci_kv_list *paths, cv_sandbox_report *r)
 {
 	bool v2;
 	uint64_t v;
@@ -402,7 +402,7 @@ static void run_release(struct run *R)
 /* The container's bundle is the bundles directory: root.path is absolute
  * (the host's "/" or the policy's rootfs) and config.json a memfd, so a run
  * makes no file of its own there. */
-static int make_bundle(struct run *R, const oci_policy *policy, char *const *args, cv_error_t *err)
+static int make_bundle(struct run *R, const cv_policy *policy, char *const *args, cv_error_t *err)
 {
 	if (bundles_dir(R->ctx, &R->bundle, err) < 0)
 		return -1;
@@ -419,7 +419,7 @@ static int make_bundle(struct run *R, const oci_policy *policy, char *const *arg
 	cleanup_spec oci_spec *spec = NULL;
 	cleanup_free char *json = NULL;
 	size_t len = 0;
-	if (cv_sandbox_host_init(&host, policy->network == OCI_POLICY_NET_OUTBOUND, err) < 0 ||
+	if (cv_sandbox_host_init(&host, policy->network == CV_POLICY_NET_OUTBOUND, err) < 0 ||
 	    cv_sandbox_spec(policy, &host, args, &spec, err) < 0)
 		return -1;
 	if (oci_spec_emit(spec, false, &json, &len, err) < 0)
@@ -440,7 +440,7 @@ static int make_bundle(struct run *R, const oci_policy *policy, char *const *arg
 
 /* stdout/stderr through pipes while the container is created (it inherits
  * fds 1 and 2), then ours again. */
-static int redirect_output(struct run *R, const oci_policy *p, int child_ends[2], cv_error_t *err)
+static int redirect_output(struct run *R, const cv_policy *p, int child_ends[2], cv_error_t *err)
 {
 	for (int i = 0; i < 2; i++) {
 		int fds[2];
@@ -474,8 +474,8 @@ static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 		R->watcher = -1;
 }
 
-int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args, bool figures,
-		  oci_sandbox_report *rep, cv_error_t *err)
+int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
+		  cv_sandbox_report *rep, cv_error_t *err)
 {
 	struct run R = { .ctx = ctx, .lockfd = -1, .configfd = -1, .watch_fd = -1, .watcher = -1, .saved = { -1, -1, -1 },
 			 .streams = { { .in = -1 }, { .in = -1 } } };
@@ -486,7 +486,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, ch
 
 	/* a non-root caller without a delegated cgroup runs without the
 	 * cgroup limits, and is told so (stderr and the report) */
-	oci_policy eff = *policy; /* shallow: only read below */
+	cv_policy eff = *policy; /* shallow: only read below */
 	if (geteuid() != 0 && (policy->memory.set || policy->cpus_milli.set || policy->processes.set)) {
 		char why[512];
 		if (!cgroup_available(why, sizeof(why))) {

@@ -31,8 +31,8 @@
 /* Runs ARGS under POLICY; fills *report (exit_code is the program's). The
  * cgroup's figures (peak memory, OOM kills, pids limit hits, CPU time) are
  * read only when FIGURES: they cost a few file reads after the program. */
-int cv_sandbox_do(const struct cvisor_context *ctx, const oci_policy *policy, char *const *args, bool figures,
-		  oci_sandbox_report *report, cv_error_t *err);
+int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
+		  cv_sandbox_report *report, cv_error_t *err);
 
 /* Removes the cgroup directories of `cvisor do` runs whose supervisor and
  * watcher are gone; *removed counts the directories. */
