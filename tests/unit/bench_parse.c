@@ -82,11 +82,13 @@ int main(int argc, char **argv)
 	oci_spec_free(def);
 #ifdef TEST_DATA_DIR
 	char *data = NULL;
-	if (cv_read_file_at(AT_FDCWD, TEST_DATA_DIR "/runc-spec.json", OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len, &err) == 0) {
+	if (cv_read_file_at(AT_FDCWD, TEST_DATA_DIR "/runc-spec.json", OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len,
+			    &err) == 0) {
 		rc |= bench("runc spec output", data, len);
 		free(data);
 	}
-	if (cv_read_file_at(AT_FDCWD, TEST_DATA_DIR "/full.json", OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len, &err) == 0) {
+	if (cv_read_file_at(AT_FDCWD, TEST_DATA_DIR "/full.json", OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len,
+			    &err) == 0) {
 		rc |= bench("full fixture", data, len);
 		free(data);
 	}

@@ -70,3 +70,11 @@ check_PROGRAMS += tests/unit/test_passwd
 TESTS += tests/unit/test_passwd
 tests_unit_test_passwd_SOURCES = tests/unit/test_passwd.c tests/unit/tap.h
 tests_unit_test_passwd_LDADD = libcvisor-core.la $(DEPS_LIBS)
+
+# the lists kept in two places (do's help and man page, the exe-guard's
+# global flags) against their one source
+check_PROGRAMS += tests/unit/test_copies
+TESTS += tests/unit/test_copies
+tests_unit_test_copies_SOURCES = tests/unit/test_copies.c tests/unit/tap.h
+tests_unit_test_copies_CPPFLAGS = $(AM_CPPFLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_copies_LDADD = libcvisor-core.la $(DEPS_LIBS)

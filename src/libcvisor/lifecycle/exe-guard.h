@@ -10,9 +10,9 @@
 
 /* Whether `cvisor [GLOBAL FLAGS] VERB ...` runs a verb that enters a
  * container (create, run, exec, do); global flags taking a value are
- * skipped with it (the CLI's list in src/cvisor.c). Freestanding (no C
- * library, no data that needs relocating): the early entry point runs it
- * before the C library starts (exe-guard-early.c). */
+ * skipped with it. Freestanding (no C library, no data that needs
+ * relocating): the early entry point runs it before the C library starts
+ * (exe-guard-early.c). */
 static inline bool cv_guard_streq(const char *a, const char *b)
 {
 	while (*a && *a == *b)
@@ -20,12 +20,17 @@ static inline bool cv_guard_streq(const char *a, const char *b)
 	return *a == *b;
 }
 
+/* The global flags that take a value: a copy of src/cvisor.c's option
+ * table (tests/unit/test_copies checks the two agree). X(name) each. */
+#define CV_GUARD_VALUE_FLAGS(X) X("root") X("log") X("log-format") X("rootless") X("criu")
+
 static inline bool cv_guard_flag_takes_value(const char *p)
 {
 	/* --flag or -flag, as the CLI accepts both */
 	const char *f = p[1] == '-' ? p + 2 : p + 1;
-	return cv_guard_streq(f, "root") || cv_guard_streq(f, "log") || cv_guard_streq(f, "log-format") ||
-	       cv_guard_streq(f, "rootless") || cv_guard_streq(f, "criu");
+#define CV_GUARD_IS(name) cv_guard_streq(f, name) ||
+	return CV_GUARD_VALUE_FLAGS(CV_GUARD_IS) false;
+#undef CV_GUARD_IS
 }
 
 /* An image no handle can write: a memfd sealed against writes (and against
