@@ -78,3 +78,12 @@ TESTS += tests/unit/test_copies
 tests_unit_test_copies_SOURCES = tests/unit/test_copies.c tests/unit/tap.h
 tests_unit_test_copies_CPPFLAGS = $(AM_CPPFLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_copies_LDADD = libcvisor-core.la $(DEPS_LIBS)
+
+# base: error objects (with calloc wrapped to fail on demand), whole reads
+# and writes, fd passing, the clock
+check_PROGRAMS += tests/unit/test_base
+TESTS += tests/unit/test_base
+tests_unit_test_base_SOURCES = tests/unit/test_base.c tests/unit/tap.h
+tests_unit_test_base_CPPFLAGS = $(BASE_CPPFLAGS)
+tests_unit_test_base_LDFLAGS = -Wl,--wrap=calloc
+tests_unit_test_base_LDADD = libcvisor-base.la
