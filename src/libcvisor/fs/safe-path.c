@@ -101,6 +101,8 @@ static int walk_in_root(int rootfd, const char *path, int flags, mode_t mode)
 				last = false;
 				break;
 			}
+		/* "file/" is no file: a trailing slash asks for a directory */
+		bool dir_only = last && *end == '/';
 		char comp[NAME_MAX + 1];
 		size_t len = (size_t)(end - rest);
 		if (len > NAME_MAX)
@@ -131,6 +133,8 @@ static int walk_in_root(int rootfd, const char *path, int flags, mode_t mode)
 		int fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
 			if (errno == ENOENT && last && (flags & O_CREAT)) {
+				if (dir_only)
+					return -EISDIR;
 				fd = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode);
 				return fd < 0 ? -errno : fd;
 			}
@@ -142,7 +146,7 @@ static int walk_in_root(int rootfd, const char *path, int flags, mode_t mode)
 			close(fd);
 			return -e;
 		}
-		if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
+		if (S_ISLNK(st.st_mode) && !(last && !dir_only && (flags & O_NOFOLLOW))) {
 			char target[PATH_MAX];
 			ssize_t n = readlinkat(fd, "", target, sizeof target - 1);
 			close(fd);
@@ -166,6 +170,10 @@ static int walk_in_root(int rootfd, const char *path, int flags, mode_t mode)
 			continue;
 		}
 		if (last) {
+			if (dir_only && !S_ISDIR(st.st_mode)) {
+				close(fd);
+				return -ENOTDIR;
+			}
 			if ((flags & O_PATH) && !(flags & O_DIRECTORY))
 				return fd;
 			close(fd);
