@@ -87,3 +87,10 @@ tests_unit_test_base_SOURCES = tests/unit/test_base.c tests/unit/tap.h
 tests_unit_test_base_CPPFLAGS = $(BASE_CPPFLAGS)
 tests_unit_test_base_LDFLAGS = -Wl,--wrap=calloc
 tests_unit_test_base_LDADD = libcvisor-base.la
+
+# fs/safe-path: resolution inside a rootfs on a temporary tree, with
+# openat2 and with the fallback walk (openat2 made ENOSYS by seccomp)
+check_PROGRAMS += tests/unit/test_safe_path
+TESTS += tests/unit/test_safe_path
+tests_unit_test_safe_path_SOURCES = tests/unit/test_safe_path.c tests/unit/tap.h
+tests_unit_test_safe_path_LDADD = libcvisor-core.la $(DEPS_LIBS)
