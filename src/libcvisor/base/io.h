@@ -1,6 +1,8 @@
-/* Whole reads and writes: every loop over read(2)/write(2) in cvisor is
- * here. EINTR is retried and short transfers continue; reads stop at EOF
- * and never past a limit the caller names, so untrusted input (a policy, a
+/* Whole reads and writes: the loops that read an fd to its end or write a
+ * whole buffer, written once (a single message on a socket or pipe is one
+ * read; the D-Bus client's non-blocking sends wait on its own deadline).
+ * EINTR is retried and short transfers continue; reads stop at EOF and
+ * never past a limit the caller names, so untrusted input (a policy, a
  * config.json, a cgroup file a container can grow) cannot exhaust memory. */
 #ifndef CVISOR_IO_H
 #define CVISOR_IO_H
