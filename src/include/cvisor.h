@@ -62,6 +62,8 @@ int cvisor_run(const struct cvisor_context *ctx, const char *id,
 
 int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal,
 		bool all, cvisor_error **err);
+/* force: kill a running container first, and succeed when there is no
+ * container `id` (as runc: engines delete --force on cleanup paths). */
 int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force,
 		  cvisor_error **err);
 

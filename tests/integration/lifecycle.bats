@@ -134,6 +134,27 @@ status_of() {
 	[[ "$output" == *"does not exist"* ]]
 }
 
+@test "delete --force of a missing container succeeds, and removes what a killed create left" {
+	run cvisor delete --force nothere-$$
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# a create killed before it wrote its state leaves a directory with a
+	# lock only: delete says it does not exist, delete --force removes it
+	mkdir -p "$CV_ROOT/$CV_ID"
+	: >"$CV_ROOT/$CV_ID/lock"
+	run cvisor delete "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"container \"$CV_ID\" does not exist"* ]]
+	[ -d "$CV_ROOT/$CV_ID" ]
+	run cvisor delete -f "$CV_ID"
+	[ "$status" -eq 0 ]
+	[ ! -e "$CV_ROOT/$CV_ID" ]
+	# an invalid id is still an error
+	run cvisor delete --force "../x"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"invalid container id"* ]]
+}
+
 @test "pause and resume" {
 	update_config '.process.args = ["sleep", "100"]'
 	cvisor run -d "$CV_ID" </dev/null >/dev/null 2>&1

@@ -192,6 +192,15 @@ int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force, 
 	int r;
 
 	r = load_with_status(ctx, id, &c, &status, err);
+	/* delete --force of a container that does not exist succeeds, as
+	 * runc's: engines call it on cleanup paths. */
+	if (r == -ENOENT && force) {
+		cleanup_free char *root = NULL;
+		cv_error_release(err);
+		if ((r = cv_context_root(ctx, &root, err)) < 0)
+			return r;
+		return cv_store_remove_stale(root, id, err);
+	}
 	if (r < 0)
 		return r;
 	/* A created container never ran user code: delete kills it, as runc. */

@@ -376,6 +376,25 @@ int cv_store_remove(struct cv_store_entry *e, cv_error_t *err)
 	return r;
 }
 
+int cv_store_remove_stale(const char *root, const char *id, cv_error_t *err)
+{
+	cleanup_store_entry struct cv_store_entry *e = NULL;
+	struct stat st;
+	int r = cv_store_open(root, id, &e, err);
+
+	if (r == -ENOENT) {
+		cv_error_release(err);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if (fstatat(e->dirfd, STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return cv_error_plain(err, EEXIST, "container \"%s\" already exists", id);
+	if (errno != ENOENT)
+		return cv_error_errno(err, "state of container \"%s\"", id);
+	return cv_store_remove(steal_pointer(&e), err);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

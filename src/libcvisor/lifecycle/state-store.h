@@ -44,6 +44,11 @@ int cv_store_read_state(struct cv_store_entry *e, oci_state **out, cv_error_t *e
 int cv_store_write_state(struct cv_store_entry *e, const oci_state *st, cv_error_t *err);
 /* Removes the directory and everything in it, then releases the entry. */
 int cv_store_remove(struct cv_store_entry *e, cv_error_t *err);
+/* Removes <root>/<id> when it holds no state, as a create killed before
+ * writing one leaves it; 0 when there is no such directory. Takes the lock
+ * first, so a create still running is waited for, and fails with EEXIST
+ * when that create then published its container. */
+int cv_store_remove_stale(const char *root, const char *id, cv_error_t *err);
 /* Ids of every container under root, sorted. */
 int cv_store_list(const char *root, char ***ids, size_t *n, cv_error_t *err);
 void cv_store_close(struct cv_store_entry *e);
