@@ -39,6 +39,18 @@ hook() { # hook NAME
 	[ "${lines[4]}" = "poststop stopped $CV_ID A=1 home=0" ]
 }
 
+@test "a hook without env gets the runtime's environment, one with an empty env none" {
+	# runc's hooks are Go's exec.Cmd with a nil Env: the runtime's environment
+	local log="$CV_TMP/envlog"
+	update_config ".hooks = {\"prestart\": [{\"path\": \"/bin/sh\", \"args\": [\"sh\", \"-c\", \"echo \\\"inherit mark=\$CVT_MARK path=\$PATH\\\" >>$log\"]}],
+		\"poststop\": [{\"path\": \"/bin/sh\", \"args\": [\"sh\", \"-c\", \"echo \\\"empty mark=\$CVT_MARK\\\" >>$log\"], \"env\": []}]}"
+	CVT_MARK=hooked PATH=/usr/bin:/bin:/usr/sbin:/sbin run cvisor run "$CV_ID"
+	[ "$status" -eq 0 ]
+	run cat "$log"
+	[ "${lines[0]}" = "inherit mark=hooked path=/usr/bin:/bin:/usr/sbin:/sbin" ]
+	[ "${lines[1]}" = "empty mark=" ]
+}
+
 @test "a failing createRuntime hook aborts create and leaves nothing" {
 	update_config ".hooks = {\"createRuntime\": [{\"path\": \"/bin/false\"}]}"
 	run cvisor run "$CV_ID"

@@ -15,11 +15,16 @@
 #include "lifecycle/hooks.h"
 #include "log.h"
 
+extern char **environ;
+
 static int run_hook(const oci_hook *h, const char *kind, size_t idx, const char *state_json,
 		    cv_error_t *err)
 {
 	int sv[2];
-	char *const empty_env[] = { NULL };
+	/* Without `env`, the runtime's own environment, as runc's hooks (Go's
+	 * exec.Cmd with a nil Env): a hook running /bin/sh needs PATH. An
+	 * explicit `"env": []` is an empty one. */
+	char *const *envp = h->env.set || h->env.len ? h->env.v : environ;
 	char *default_argv[] = { h->path, NULL };
 	pid_t pid;
 
@@ -44,8 +49,7 @@ static int run_hook(const oci_hook *h, const char *kind, size_t idx, const char 
 		 * output a caller parses (state JSON, pid files). */
 		if (dup2(2, 1) < 0)
 			_exit(127);
-		execve(h->path, h->args.len ? h->args.v : default_argv,
-		       h->env.len ? h->env.v : empty_env);
+		execve(h->path, h->args.len ? h->args.v : default_argv, envp);
 		dprintf(2, "%s hook `%s`: exec: %s\n", kind, h->path, strerror(errno));
 		_exit(127);
 	}

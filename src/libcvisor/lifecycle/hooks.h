@@ -1,5 +1,6 @@
 /* OCI hooks: each hook runs with the state JSON on stdin, exactly its own
- * args and env, and an optional timeout after which it is killed. */
+ * args, its own env (the runtime's environment when it has none, as runc),
+ * and an optional timeout after which it is killed. */
 #ifndef CVISOR_HOOKS_H
 #define CVISOR_HOOKS_H
 
