@@ -15,6 +15,22 @@ load fs-helpers
 	[[ "$output" == *"710 12 34"* ]]
 }
 
+@test "a tmpfs without mode= keeps the mode of the directory it covers, as runc" {
+	mkdir -p "$CV_BUNDLE/rootfs/mnt/keep" "$CV_BUNDLE/rootfs/mnt/given"
+	chmod 2751 "$CV_BUNDLE/rootfs/mnt/keep"
+	chmod 0700 "$CV_BUNDLE/rootfs/mnt/given"
+	add_mount '{"destination":"/mnt/keep","type":"tmpfs","source":"tmpfs","options":["nosuid"]}'
+	add_mount '{"destination":"/mnt/given","type":"tmpfs","source":"tmpfs","options":["mode=0710"]}'
+	add_mount '{"destination":"/mnt/new","type":"tmpfs","source":"tmpfs"}'
+	run fs_run 'cat /proc/self/mountinfo; stat -c "%n %a" /mnt/keep /mnt/given /mnt/new'
+	[ "$status" -eq 0 ]
+	[[ "$(mount_line /mnt/keep)" == *" - tmpfs tmpfs "*"mode=2751"* ]]
+	[[ "$output" == *"/mnt/keep 2751"* ]]
+	[[ "$output" == *"/mnt/given 710"* ]]
+	# a destination the runtime creates: tmpfs's own default
+	[[ "$output" == *"/mnt/new 1777"* ]]
+}
+
 @test "default mounts: proc, devpts options, shm, mqueue, sysfs read-only" {
 	run fs_run 'cat /proc/self/mountinfo'
 	[ "$status" -eq 0 ]

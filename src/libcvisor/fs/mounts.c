@@ -125,6 +125,7 @@ struct parsed_opts {
 	size_t nsb;
 	const char **data;  /* everything else, for the filesystem */
 	size_t ndata;
+	char cover_mode[16]; /* tmpfs: "mode=NNNN" of the directory it covers */
 };
 
 static void parsed_free(struct parsed_opts *p)
@@ -504,10 +505,12 @@ static int mount_new_fs(const char *type, const oci_mount *m, struct parsed_opts
 {
 	const char *data[64];
 	size_t nd = 0;
-	if (p->ndata + p->nsb + 1 > sizeof data / sizeof data[0])
+	if (p->ndata + p->nsb + 2 > sizeof data / sizeof data[0])
 		return cv_error(err, E2BIG, "mount `%s`: too many options", m->destination);
 	for (size_t i = 0; i < p->nsb; i++)
 		data[nd++] = p->sb[i];
+	if (p->cover_mode[0])
+		data[nd++] = p->cover_mode;
 	/* Read-only superblocks only for filesystems with their own; proc,
 	 * sysfs and friends share theirs with the host. */
 	if ((p->set & MOUNT_ATTR_RDONLY) && !is_pseudo_fs(type))
@@ -903,6 +906,27 @@ static int check_proc_dest(const oci_mount *m, const struct parsed_opts *p, int 
 	return 0;
 }
 
+/* runc's rule: a tmpfs without mode= keeps the mode of the directory it
+ * covers; over a destination that does not exist yet it gets tmpfs's own
+ * default (1777). */
+static int tmpfs_cover_mode(int rootfd, const oci_mount *m, struct parsed_opts *p, cv_error_t *err)
+{
+	cleanup_error cv_error_t missing = NULL;
+	struct stat st;
+
+	for (size_t i = 0; i < p->ndata; i++)
+		if (strncmp(p->data[i], "mode=", 5) == 0)
+			return 0;
+	cleanup_close int fd = cv_open_in_root(rootfd, m->destination, O_PATH, 0, &missing);
+	if (fd < 0)
+		return 0; /* cv_mkdir_open_in_root creates it, or says why it cannot */
+	if (fstat(fd, &st) < 0)
+		return cv_error_errno(err, "stat mount destination `%s`", m->destination);
+	if (S_ISDIR(st.st_mode))
+		snprintf(p->cover_mode, sizeof p->cover_mode, "mode=%04o", (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
 int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *cfg, cv_error_t *err)
 {
 	struct parsed_opts p __attribute__((cleanup(parsed_free)));
@@ -955,6 +979,8 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 		/* a read-only tmpfs is filled first, made read-only after */
 		uint64_t late_ro = p.copyup ? (p.set & MOUNT_ATTR_RDONLY) : 0;
 		p.set &= ~late_ro;
+		if (strcmp(type, "tmpfs") == 0 && tmpfs_cover_mode(rootfd, m, &p, err) < 0)
+			return -1;
 		tree = mount_new_fs(type, m, &p, cfg, err);
 		p.set |= late_ro;
 		if (tree < 0 && strcmp(type, "sysfs") == 0 && cfg->new_userns && (*err)->errnum == EPERM) {
