@@ -27,6 +27,8 @@ PACKAGES=(
 	runc crun podman containerd golang-github-containers-common slirp4netns bubblewrap
 	# Kubernetes' CRI path (tests/integration/cri.bats): the client, pod networks
 	python3-grpcio python3-grpc-tools containernetworking-plugins iproute2
+	# rootless: newuidmap and newgidmap
+	uidmap
 	# the cgroup v2 guest
 	qemu-system-x86 linux-image-amd64 cpio kmod
 	# benchmark (tests/bench/bench.sh: GNU time for peak RSS)

@@ -23,6 +23,8 @@ struct cv_cgroup {
 	struct cv_cg_dir *dirs;
 	size_t n;
 	bool rootless;
+	/* rootless, and a hierarchy was left out: not delegated to the caller */
+	bool rootless_skipped;
 	/* CV_CGROUP_ANNOTATION_CONTROLLERS's value when the container joined
 	 * only some hierarchies (saved and loaded with the paths), for messages
 	 * about a missing one; NULL otherwise. */

@@ -198,6 +198,9 @@ const char *cv_cg_missing_why(const struct cv_cgroup *cg, const char *controller
 	if (cg->filter)
 		snprintf(buf, size, "the container has no %s cgroup (annotation %s \"%s\")", controller,
 			 CV_CGROUP_ANNOTATION_CONTROLLERS, cg->filter);
+	else if (cg->rootless_skipped)
+		snprintf(buf, size, "the container has no %s cgroup: rootless, and uid %u may not create one "
+			 "(a limit needs a cgroup delegated to the caller)", controller, (unsigned)geteuid());
 	else
 		snprintf(buf, size, "the %s cgroup controller is not mounted on this host", controller);
 	return buf;
@@ -855,15 +858,23 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 			r = -1;
 		if (r < 0) {
 			if (cfg->rootless && rootless_skippable((*err)->errnum) && !d->created) {
-				cv_warn("rootless: ignoring cgroup %s: %s", d->path, (*err)->msg);
+				/* not delegated to us: runc's rootless rule, no cgroup */
+				cv_debug("rootless: no cgroup in %s: %s", d->path, (*err)->msg);
 				cv_error_release(err);
 				dir_clear(d);
 				cg->n--;
+				cg->rootless_skipped = true;
 				continue;
 			}
 			goto fail;
 		}
 	}
+	if (cg->rootless_skipped && cg->n == 0)
+		cv_debug("rootless: no cgroup is delegated to uid %u: the container runs without one",
+			 (unsigned)geteuid());
+	else if (cg->rootless_skipped)
+		cv_debug("rootless: the container has cgroups only in the %zu hierarchies delegated to uid %u",
+			 cg->n, (unsigned)geteuid());
 	if (cfg->controllers && chosen == 0) {
 		cv_error_plain(err, ENOENT, "annotation %s \"%s\": no cgroup hierarchy of this host holds a listed controller",
 			       CV_CGROUP_ANNOTATION_CONTROLLERS, cfg->controllers);
@@ -919,7 +930,7 @@ int cv_cgroup_enter(struct cv_cgroup *cg, pid_t pid, cv_error_t *err)
 	for (size_t i = 0; i < cg->n; i++) {
 		if (cv_cg_write(&cg->dirs[i], "cgroup.procs", v, err) < 0) {
 			if (cg->rootless && rootless_skippable((*err)->errnum)) {
-				cv_warn("rootless: not joining cgroup %s: %s", cg->dirs[i].path, (*err)->msg);
+				cv_debug("rootless: not joining cgroup %s: %s", cg->dirs[i].path, (*err)->msg);
 				cv_error_release(err);
 				continue;
 			}
@@ -980,7 +991,7 @@ int cv_cgroup_self_join_open(struct cv_cgroup *cg, struct cv_cgroup_self_join *j
 			cv_error_errno(err, "open %s/tasks", d->path);
 		if (fd < 0) {
 			if (cg->rootless && rootless_skippable((*err)->errnum)) {
-				cv_warn("rootless: not joining cgroup %s: %s", d->path, (*err)->msg);
+				cv_debug("rootless: not joining cgroup %s: %s", d->path, (*err)->msg);
 				cv_error_release(err);
 				continue;
 			}
@@ -1002,7 +1013,7 @@ int cv_cgroup_self_join(struct cv_cgroup_self_join *j, cv_error_t *err)
 		if (write(j->fd[i], "0", 1) != 1) {
 			int e = errno;
 			if (j->rootless && rootless_skippable(e)) {
-				cv_warn("rootless: not joining cgroup %s: %s", j->path[i], strerror(e));
+				cv_debug("rootless: not joining cgroup %s: %s", j->path[i], strerror(e));
 				continue;
 			}
 			return cv_error(err, e, "join cgroup `%s`: write tasks \"0\"", j->path[i]);

@@ -2,16 +2,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <sched.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "find-program.h"
 #include "process/namespaces.h"
 
 #ifndef CLONE_NEWTIME
@@ -124,31 +128,108 @@ static int write_map(pid_t pid, const char *file, const oci_id_mappings *m, cv_e
 	return 0;
 }
 
+/* The one map the kernel lets an unprivileged process write itself: its
+ * own id, once. */
+static bool own_id_only(const oci_id_mappings *m, uint32_t id)
+{
+	return m->len == 1 && m->v[0].size == 1 && m->v[0].host_id == id;
+}
+
+/* newuidmap/newgidmap PID ID HOST-ID SIZE...: the setuid helpers of Debian's
+ * uidmap, which allow what /etc/subuid and /etc/subgid grant the caller.
+ * Their messages (in the C locale) become the error. */
+static int run_map_helper(const char *helper, pid_t pid, const oci_id_mappings *m, const char *field,
+			  cv_error_t *err)
+{
+	char path[PATH_MAX], out[512];
+	int fds[2];
+
+	if (!cv_find_program(helper, path, sizeof path))
+		return cv_error(err, ENOENT,
+				"%s: mapping more than your own id needs %s (Debian package uidmap), which is not in PATH",
+				field, helper);
+	size_t argc = 2 + 3 * m->len + 1;
+	cleanup_free char **argv = calloc(argc, sizeof *argv);
+	cleanup_free char *nums = malloc((1 + 3 * m->len) * 12);
+	if (!argv || !nums)
+		return cv_error(err, ENOMEM, "%s", field);
+	char *n = nums;
+	argv[0] = path;
+	argv[1] = n;
+	n += sprintf(n, "%d", (int)pid) + 1;
+	for (size_t i = 0; i < m->len; i++) {
+		const uint32_t v[3] = { m->v[i].container_id, m->v[i].host_id, m->v[i].size };
+		for (int k = 0; k < 3; k++) {
+			argv[2 + 3 * i + k] = n;
+			n += sprintf(n, "%u", v[k]) + 1;
+		}
+	}
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return cv_error_errno(err, "%s: pipe", field);
+	cleanup_close int rd = fds[0];
+	cleanup_close int wr = fds[1];
+	posix_spawn_file_actions_t fa;
+	char *const env[] = { NULL };
+	pid_t child;
+	int r = posix_spawn_file_actions_init(&fa);
+	if (r == 0 && (r = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
+	    (r = posix_spawn_file_actions_adddup2(&fa, wr, 1)) == 0 &&
+	    (r = posix_spawn_file_actions_adddup2(&fa, wr, 2)) == 0)
+		r = posix_spawn(&child, path, &fa, NULL, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r != 0)
+		return cv_error(err, r, "%s: run `%s`", field, path);
+	close(steal_fd(&wr));
+	size_t len = 0;
+	for (;;) {
+		ssize_t k = read(rd, out + len, sizeof out - 1 - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+		if (len == sizeof out - 1)
+			break; /* enough for the message; the rest is dropped with the pipe */
+	}
+	out[len] = '\0';
+	while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
+		out[--len] = '\0';
+	int status;
+	pid_t w;
+	do
+		w = waitpid(child, &status, 0);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return cv_error_errno(err, "%s: wait for %s", field, helper);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	return cv_error_plain(err, EPERM, "%s: %s refused the map%s%s", field, helper, len ? ": " : "", out);
+}
+
 int cv_ns_write_id_maps(pid_t pid, const oci_linux *linux_, cv_error_t *err)
 {
+	const oci_id_mappings *u = &linux_->uid_mappings, *g = &linux_->gid_mappings;
 	int r;
-	if (geteuid() != 0) {
-		/* Without privilege the kernel lets a process map exactly its
-		 * own uid and gid, the latter only once setgroups is denied
-		 * (cvisor do's rootless sandbox); anything more needs the
-		 * setuid newuidmap/newgidmap helpers. */
-		const oci_id_mappings *u = &linux_->uid_mappings, *g = &linux_->gid_mappings;
-		if (u->len != 1 || u->v[0].size != 1 || u->v[0].host_id != geteuid() || g->len != 1 ||
-		    g->v[0].size != 1 || g->v[0].host_id != getegid())
-			return cv_error(err, EPERM,
-					"user namespace maps for a non-root caller need newuidmap, "
-					"which cvisor does not support yet (only the caller's own uid and gid "
-					"can be mapped, one each)");
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
-		cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, "deny", 4) != 4)
-			return cv_error_errno(err, "write `deny` to `%s`", path);
+
+	if (geteuid() == 0) {
+		r = write_map(pid, "uid_map", u, err);
+		return r < 0 ? r : write_map(pid, "gid_map", g, err);
 	}
-	r = write_map(pid, "uid_map", &linux_->uid_mappings, err);
+	/* Without privilege the kernel lets a process map exactly its own uid,
+	 * and its own gid once setgroups is denied; anything more goes
+	 * through the setuid helpers, as runc and crun do. */
+	r = own_id_only(u, geteuid()) ? write_map(pid, "uid_map", u, err)
+				      : run_map_helper("newuidmap", pid, u, "linux.uidMappings", err);
 	if (r < 0)
 		return r;
-	return write_map(pid, "gid_map", &linux_->gid_mappings, err);
+	if (!own_id_only(g, getegid()))
+		return run_map_helper("newgidmap", pid, g, "linux.gidMappings", err);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+	cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "deny", 4) != 4)
+		return cv_error_errno(err, "write `deny` to `%s`", path);
+	return write_map(pid, "gid_map", g, err);
 }
 
 int cv_ns_write_time_offsets(pid_t pid, const oci_linux *linux_, cv_error_t *err)

@@ -14,12 +14,13 @@
 
 #include "cgroups/cgroups.h"
 #include "cleanup.h"
+#include "find-program.h"
 #include "log.h"
 #include "fs/mounts.h"
 #include "process/passwd.h"
 #include "sandbox/sandbox.h"
 
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define DEFAULT_PATH CV_DEFAULT_PATH
 #define CPU_PERIOD_US 100000ull
 
 /* Namespace flags a sandboxed program may not pass to clone(2). */
@@ -336,25 +337,6 @@ int cv_sandbox_seccomp(oci_seccomp **out, cv_error_t *err)
 
 /* ---- the spec ---- */
 
-/* Finds an executable NAME in $PATH (or the default PATH) and writes its
- * absolute path to BUF; false when there is none. */
-static bool find_in_path(const char *name, char *buf, size_t size)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = DEFAULT_PATH;
-	for (const char *p = path; *p;) {
-		size_t n = strcspn(p, ":");
-		if (n > 0 && p[0] == '/') {
-			int w = snprintf(buf, size, "%.*s/%s", (int)n, p, name);
-			if (w > 0 && (size_t)w < size && access(buf, X_OK) == 0)
-				return true;
-		}
-		p += n + (p[n] == ':');
-	}
-	return false;
-}
-
 int cv_sandbox_host_init(struct cv_sandbox_host *h, bool find_slirp, cv_error_t *err)
 {
 	extern char **environ;
@@ -384,7 +366,7 @@ int cv_sandbox_host_init(struct cv_sandbox_host *h, bool find_slirp, cv_error_t 
 	/* the build tree's hook for tests; the installed one otherwise */
 	const char *hook = getenv("CVISOR_SLIRP_HOOK");
 	h->slirp_hook = hook && hook[0] == '/' ? hook : NULL;
-	h->slirp4netns = find_slirp && find_in_path("slirp4netns", h->slirp4netns_buf, sizeof(h->slirp4netns_buf))
+	h->slirp4netns = find_slirp && cv_find_program("slirp4netns", h->slirp4netns_buf, sizeof(h->slirp4netns_buf))
 				 ? h->slirp4netns_buf
 				 : NULL;
 	return 0;
