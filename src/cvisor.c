@@ -148,6 +148,7 @@ static void print_version(void)
 	/* From the headers: linking libmount only for this line would load it
 	 * (and libblkid, libselinux, libpcre2) on every container start. */
 	printf("libmount: %s\n", LIBMOUNT_VERSION);
+	printf("features: %s\n", cli_build_features());
 }
 
 static void print_help(void)

@@ -52,6 +52,10 @@ int cli_id_verb(struct cv_cli *cli, int argc, char **argv, const char *help,
 int cli_parse_int(struct cv_cli *cli, const char *flag, const char *s, long min, long max, long *out,
 		  cv_error_t *err);
 
+/* What this build supports, crun's style ("+SECCOMP +IDMAP ... -CRIU"), for
+ * --version and the features document. */
+const char *cli_build_features(void);
+
 /* Signal names (KILL, SIGKILL, kill, RTMIN+3) and numbers; 0 or < 0 + err. */
 int cli_parse_signal(const char *s, cv_error_t *err);
 

@@ -138,3 +138,18 @@ int cli_id_verb(struct cv_cli *cli, int argc, char **argv, const char *help,
 		return -1;
 	return fn(&cli->ctx, argv[optind], err) < 0 ? -1 : 0;
 }
+
+const char *cli_build_features(void)
+{
+	/* +STATIC: static-pie, nothing loaded at start; the rest is always built:
+	 * the systemd driver speaks D-Bus itself, seccomp notify needs only
+	 * libseccomp 2.5 (configure's minimum), rootless maps go through
+	 * newuidmap/newgidmap at run time. */
+	return
+#ifdef CV_STATIC_BINARY
+		"+STATIC "
+#else
+		"-STATIC "
+#endif
+		"+CAP +SECCOMP +SECCOMP_NOTIFY +SYSTEMD +IDMAP +USERNS +ROOTLESS +YAJL -CRIU";
+}

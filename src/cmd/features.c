@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <seccomp.h>
 #include <sys/capability.h>
 
 #include "cleanup.h"
@@ -73,6 +74,12 @@ static const char *const seccomp_flags[] = {
 	"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
 };
 
+static const char rootless_note[] =
+	"a non-root caller gets its user namespace maps from newuidmap and newgidmap "
+	"(/etc/subuid, /etc/subgid), or maps its own uid and gid alone; the container has "
+	"cgroups only where the caller may create them (delegated), and linux.resources "
+	"then fail";
+
 /* "CAP_CHOWN", ... for every capability libcap knows (cap_max_bits). */
 static int capability_names(char ***out, size_t *n, cv_error_t *err)
 {
@@ -120,6 +127,19 @@ int cmd_features(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	if (capability_names(&caps, &ncaps, err) < 0)
 		return -1;
 
+	/* runc's libseccomp key, and what this build does beyond the spec's fields */
+	const struct scmp_version *sv = seccomp_version();
+	char seccomp_v[32] = "";
+	if (sv)
+		snprintf(seccomp_v, sizeof seccomp_v, "%u.%u.%u", sv->major, sv->minor, sv->micro);
+	const oci_ckv annotations[] = {
+		{ "io.github.seccomp.libseccomp.version", seccomp_v },
+		{ "org.cvisor.version", PACKAGE_VERSION },
+		{ "org.cvisor.features", cli_build_features() },
+		{ "org.cvisor.rootless", rootless_note },
+	};
+	f.annotations = sv ? annotations : annotations + 1;
+	f.annotations_len = sizeof annotations / sizeof annotations[0] - (sv ? 0 : 1);
 	f.oci_version_min = "1.0.0";
 	f.oci_version_max = OCI_VERSION;
 	f.hooks = OCI_CSTRV(hooks);
@@ -130,8 +150,8 @@ int cmd_features(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	f.linux_.cgroup.present = true;
 	f.linux_.cgroup.v1 = (oci_opt_bool){ true, true };
 	f.linux_.cgroup.v2 = (oci_opt_bool){ true, true };
-	f.linux_.cgroup.systemd = (oci_opt_bool){ true, false };
-	f.linux_.cgroup.systemd_user = (oci_opt_bool){ true, false };
+	f.linux_.cgroup.systemd = (oci_opt_bool){ true, true };
+	f.linux_.cgroup.systemd_user = (oci_opt_bool){ true, true };
 	f.linux_.seccomp.present = true;
 	f.linux_.seccomp.enabled = (oci_opt_bool){ true, true };
 	f.linux_.seccomp.actions = OCI_CSTRV(seccomp_actions);

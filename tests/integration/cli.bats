@@ -39,6 +39,38 @@ VERBS="create start run state kill delete exec ps list pause resume update event
 	[[ "${lines[0]}" == "cvisor version "* ]]
 }
 
+# +STATIC when the binary has no program interpreter (a libtool wrapper
+# script means a dynamic build).
+expected_static_word() {
+	if [ "$(head -c 2 "$CVISOR")" != "#!" ] && ! readelf -l "$CVISOR" | grep -q INTERP; then
+		echo +STATIC
+	else
+		echo -STATIC
+	fi
+}
+
+@test "cli: --version and features say what this build supports" {
+	requires jq readelf
+	run "$CVISOR" --version
+	[ "$status" -eq 0 ]
+	local words
+	words="$(printf '%s\n' "$output" | sed -n 's/^features: //p')"
+	[ -n "$words" ]
+	[[ " $words " == *" $(expected_static_word) "* ]]
+	for w in +SECCOMP +SECCOMP_NOTIFY +SYSTEMD +IDMAP +ROOTLESS -CRIU; do
+		[[ " $words " == *" $w "* ]] || { echo "missing $w in: $words"; false; }
+	done
+	run "$CVISOR" features
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | jq -r '.annotations["org.cvisor.features"]')" = "$words" ]
+	[ "$(echo "$output" | jq -r '.annotations["org.cvisor.version"]')" = "$("$CVISOR" --version | sed -n 's/^cvisor version //p')" ]
+	[ "$(echo "$output" | jq -r '.annotations["io.github.seccomp.libseccomp.version"]')" = "$("$CVISOR" --version | sed -n 's/^libseccomp: //p')" ]
+	[[ "$(echo "$output" | jq -r '.annotations["org.cvisor.rootless"]')" == *newuidmap*delegated* ]]
+	echo "$output" | jq -e '.linux.cgroup.systemd == true and .linux.cgroup.systemdUser == true'
+	echo "$output" | jq -e '.linux.seccomp.actions | index("SCMP_ACT_NOTIFY") != null'
+	echo "$output" | jq -e '.linux.mountExtensions.idmap.enabled == true'
+}
+
 @test "cli: usage errors: one line, a hint, exit 1" {
 	run "$CVISOR" --bogus list
 	[ "$status" -eq 1 ]
