@@ -80,6 +80,13 @@ rl_cvisor() {
 	(cd "$RL_BUNDLE" && as_user "$CVISOR" --root "$RL/state" "$@")
 }
 
+# rl_in_userns CMD...: CMD as root of a user namespace of the test user's
+# (its uid and its subordinate ids mapped), in the bundle: how podman's
+# rootless mode runs the runtime.
+rl_in_userns() {
+	(cd "$RL_BUNDLE" && as_user unshare --user --map-root-user --map-auto "$@")
+}
+
 # rl_config FILTER: writes the bundle's config.json from `cvisor spec
 # --rootless` (the user's own ids mapped) edited by jq FILTER.
 rl_config() {
@@ -168,5 +175,22 @@ sub_maps() {
 	run rl_cvisor run "$RL_ID"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"linux.resources.memory: the container has no memory cgroup: rootless, and uid $RL_UID may not create one"* ]]
+	[ -z "$(ls -A "$RL/state")" ]
+}
+
+@test "rootless: root in a user namespace (podman's rootless mode): host devices bound, the host's sysfs" {
+	unshare --help | grep -q -- --map-auto || skip "unshare has no --map-auto (util-linux 2.38)"
+	# the runtime runs as root in the user's own user namespace, and the
+	# container has none of its own: mknod and a new sysfs are refused there
+	rl_cvisor spec
+	as_user jq '.process.terminal = false | .linux.namespaces |= map(select(.type != "network"))
+		| .process.args = ["sh", "-c", "id -u; echo x >/dev/null && stat -c \"%t:%T %F\" /dev/null; grep \" /sys \" /proc/self/mountinfo"]' \
+		"$RL_BUNDLE/config.json" >"$CV_TMP/config.json"
+	cat "$CV_TMP/config.json" >"$RL_BUNDLE/config.json"
+	run rl_in_userns "$CVISOR" --root "$RL/state" --rootless true run "$RL_ID"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = "1:3 character special file" ]
+	[[ "${lines[2]}" == *" /sys ro,"*" - sysfs "* ]]
 	[ -z "$(ls -A "$RL/state")" ]
 }

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "fs/mounts-internal.h"
 #include "fs/safe-path.h"
+#include "process/namespaces.h"
 
 struct dev_node {
 	const char *path;
@@ -179,6 +180,8 @@ int cv_devices_setup(int rootfd, const struct cv_rootfs_config *cfg, cv_error_t 
 {
 	const oci_linux *lx = cfg->spec->linux_;
 	bool setup_dev = !cv_spec_binds_dev(cfg->spec);
+	/* mknod needs the initial user namespace: in any other, bind the host's */
+	bool bind = cfg->new_userns || cv_ns_in_user_namespace();
 
 	if (setup_dev) {
 		for (size_t i = 0; i < sizeof default_devices / sizeof default_devices[0]; i++) {
@@ -187,7 +190,7 @@ int cv_devices_setup(int rootfd, const struct cv_rootfs_config *cfg, cv_error_t 
 			for (size_t j = 0; lx && j < lx->devices_len; j++)
 				if (strcmp(lx->devices[j].path, default_devices[i].path) == 0)
 					overridden = true;
-			if (!overridden && make_node(rootfd, &default_devices[i], cfg->new_userns, err) < 0)
+			if (!overridden && make_node(rootfd, &default_devices[i], bind, err) < 0)
 				return -1;
 		}
 	}
@@ -206,7 +209,7 @@ int cv_devices_setup(int rootfd, const struct cv_rootfs_config *cfg, cv_error_t 
 		d.mode = od->file_mode.set ? od->file_mode.v : 0666;
 		d.uid = od->uid.set ? od->uid.v : 0;
 		d.gid = od->gid.set ? od->gid.v : 0;
-		if (make_node(rootfd, &d, cfg->new_userns && d.type != S_IFIFO, err) < 0)
+		if (make_node(rootfd, &d, bind && d.type != S_IFIFO, err) < 0)
 			return cv_error_prefix(err, "linux.devices");
 	}
 	if (!setup_dev)

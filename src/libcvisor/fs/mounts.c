@@ -27,6 +27,7 @@
 #include "log.h"
 #include "fs/mounts-internal.h"
 #include "fs/safe-path.h"
+#include "process/namespaces.h"
 
 #define ATTR_ATIME_ALL (MOUNT_ATTR__ATIME)
 /* a mount table of some hundred thousand entries */
@@ -983,7 +984,8 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 			return -1;
 		tree = mount_new_fs(type, m, &p, cfg, err);
 		p.set |= late_ro;
-		if (tree < 0 && strcmp(type, "sysfs") == 0 && cfg->new_userns && (*err)->errnum == EPERM) {
+		if (tree < 0 && strcmp(type, "sysfs") == 0 && (cfg->new_userns || cv_ns_in_user_namespace()) &&
+		    (*err)->errnum == EPERM) {
 			/* A user namespace without its own network namespace may
 			 * not mount sysfs: bind the host's, read-only. */
 			cv_error_release(err);

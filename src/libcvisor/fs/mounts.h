@@ -16,7 +16,9 @@ struct cv_rootfs_config {
 	const char *rootfs;      /* absolute host path of root.path */
 	bool no_pivot;           /* --no-pivot: MS_MOVE + chroot */
 	int console_fd;          /* pty slave to bind at /dev/console, or -1 */
-	bool new_userns;         /* devices are bind-mounted from the host, not mknod'ed */
+	/* devices are bind-mounted from the host, not mknod'ed (so too when the
+	 * runtime itself runs in a user namespace, see cv_ns_in_user_namespace) */
+	bool new_userns;
 	bool new_netns;          /* without one, sysfs is mounted read-only */
 	bool new_cgroupns;
 	/* From cv_rootfs_idmap_prepare (indexed like spec->mounts), or NULL. */

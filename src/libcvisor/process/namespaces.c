@@ -232,6 +232,22 @@ int cv_ns_write_id_maps(pid_t pid, const oci_linux *linux_, cv_error_t *err)
 	return write_map(pid, "gid_map", g, err);
 }
 
+bool cv_ns_in_user_namespace(void)
+{
+	char buf[128];
+	unsigned long inside, outside, count;
+	int used = 0;
+
+	cleanup_close int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (n <= 0)
+		return false; /* no procfs: nothing says we are in one */
+	buf[n] = '\0';
+	/* the initial namespace maps every id to itself, in one line */
+	return !(sscanf(buf, " %lu %lu %lu %n", &inside, &outside, &count, &used) == 3 && buf[used] == '\0' &&
+		 inside == 0 && outside == 0 && count == 4294967295UL);
+}
+
 int cv_ns_write_time_offsets(pid_t pid, const oci_linux *linux_, cv_error_t *err)
 {
 	char path[64], line[96];

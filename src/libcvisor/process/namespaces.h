@@ -26,6 +26,10 @@ int cv_ns_plan_build(const oci_linux *linux_, struct cv_ns_plan *plan, cv_error_
 int cv_ns_join(const struct cv_ns_plan *plan, cv_error_t *err);
 /* In the parent, for a new user namespace of pid. */
 int cv_ns_write_id_maps(pid_t pid, const oci_linux *linux_, cv_error_t *err);
+/* Whether this process runs in a user namespace other than the initial
+ * one (podman's rootless mode runs the runtime as root in one), from
+ * /proc/self/uid_map as runc and crun decide it. */
+bool cv_ns_in_user_namespace(void);
 /* In the parent, for a child that unshared CLONE_NEWTIME. */
 int cv_ns_write_time_offsets(pid_t pid, const oci_linux *linux_, cv_error_t *err);
 /* In a new network namespace: bring "lo" up. */
