@@ -428,6 +428,21 @@ load fs-helpers
 	[ "$(stat -c '%u %g' "$CV_TMP/idm/new")" = "0 0" ]
 }
 
+@test "user namespace: a bind mount whose source is below a directory only the host's root may enter" {
+	fs_userns
+	mkdir -m 0700 "$CV_TMP/private"
+	mkdir "$CV_TMP/private/data"
+	echo secret-data >"$CV_TMP/private/data/file"
+	echo one-file >"$CV_TMP/private/single"
+	add_mount "{\"destination\":\"/data\",\"type\":\"bind\",\"source\":\"$CV_TMP/private/data\",\"options\":[\"rbind\",\"ro\"]}"
+	add_mount "{\"destination\":\"/etc/single\",\"type\":\"bind\",\"source\":\"$CV_TMP/private/single\",\"options\":[\"bind\"]}"
+	run fs_run 'cat /proc/self/mountinfo; cat /data/file /etc/single; touch /data/x 2>&1; true'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *secret-data*one-file* ]]
+	[[ "$output" == *"Read-only file system"* ]]
+	[[ "$(mount_line /data)" == *" ro,"* ]]
+}
+
 @test "user namespace: idmapped bind mounts through cvisor run (own mappings and the container's)" {
 	fs_userns
 	mkdir -p "$CV_TMP/idm" "$CV_TMP/idc" "$CV_BUNDLE/rootfs/mnt/id" "$CV_BUNDLE/rootfs/mnt/ic"

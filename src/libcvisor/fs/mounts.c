@@ -601,11 +601,24 @@ static int premade_fd(const oci_mount *m, const struct cv_rootfs_config *cfg)
 	return cfg->mount_fds[m - spec->mounts];
 }
 
+/* Whether the config joins a mount namespace by path: bind sources are
+ * then resolved there, by the container process, not by the runtime. */
+static bool joins_mount_ns(const oci_spec *spec)
+{
+	for (size_t i = 0; spec->linux_ && i < spec->linux_->namespaces_len; i++) {
+		const oci_namespace *ns = &spec->linux_->namespaces[i];
+		if (ns->type && strcmp(ns->type, "mount") == 0 && ns->path && *ns->path)
+			return true;
+	}
+	return false;
+}
+
 int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds_out, cv_error_t *err)
 {
 	*fds_out = NULL;
 	if (!spec->mounts_len)
 		return 0;
+	bool binds = !joins_mount_ns(spec);
 	int *fds = malloc(spec->mounts_len * sizeof *fds);
 	if (!fds)
 		return cv_error(err, ENOMEM, "idmapped mounts");
@@ -619,18 +632,22 @@ int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds_out, cv_error_t *err
 			cv_error_prefix(err, "mount `%s`", m->destination);
 			goto fail;
 		}
-		if (!p.idmap || p.remount)
+		if (!p.bind || p.remount || (!p.idmap && !binds))
 			continue;
 		if (!m->source || !*m->source) {
 			cv_error(err, EINVAL, "bind mount on `%s`: no source", m->destination);
 			goto fail;
 		}
 		fds[i] = open_tree(AT_FDCWD, m->source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p.rec ? AT_RECURSIVE : 0));
+		/* an unprivileged runtime may not clone mounts: the container
+		 * process binds what needs no idmap itself, as it reaches it */
+		if (fds[i] < 0 && errno == EPERM && !p.idmap)
+			continue;
 		if (fds[i] < 0) {
 			cv_error_errno(err, "bind mount `%s` on `%s`", m->source, m->destination);
 			goto fail;
 		}
-		if (apply_idmap(fds[i], m, &p, spec, err) < 0)
+		if (p.idmap && apply_idmap(fds[i], m, &p, spec, err) < 0)
 			goto fail;
 		any = true;
 	}
@@ -955,7 +972,7 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 				m->destination);
 		int premade = premade_fd(m, cfg);
 		if (premade >= 0) {
-			tree = premade; /* idmapped by the runtime, see cv_rootfs_idmap_prepare */
+			tree = premade; /* taken (and idmapped) by the runtime, see cv_rootfs_idmap_prepare */
 		} else {
 			if (p.idmap && cfg->new_userns)
 				return cv_error(err, EPERM,

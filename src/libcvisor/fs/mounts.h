@@ -25,12 +25,16 @@ struct cv_rootfs_config {
 	const int *mount_fds;
 };
 
-/* Idmapped bind mounts when the container has its own user namespace: the
- * kernel lets only a process privileged over the source filesystem's user
- * namespace set MOUNT_ATTR_IDMAP, which the container process is not. The
- * runtime calls this in the host namespaces before cloning the container
- * process; *fds gets, per spec mount, a detached idmapped mount (or -1), or
- * stays NULL when no mount is idmapped. The child inherits the fds and gets
+/* Bind mounts when the container has a user namespace, taken by the
+ * runtime before it clones the container process: the kernel lets only a
+ * process privileged over the source filesystem's user namespace set
+ * MOUNT_ATTR_IDMAP, and a source below a directory only the host's root may
+ * enter is out of the container process's reach. *fds gets, per spec mount,
+ * a detached clone of the source (idmapped when asked), or -1 (not a bind
+ * mount; or, from an unprivileged runtime that may not clone mounts, a bind
+ * without idmap, left to the container process); *fds stays NULL when no
+ * mount was taken. Not done for a config that joins a mount namespace by
+ * path: its sources are resolved there. The child inherits the fds and gets
  * the array as cv_rootfs_config.mount_fds; the parent then releases its
  * copies with cv_rootfs_idmap_release(*fds, spec->mounts_len). */
 int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds, cv_error_t *err);
