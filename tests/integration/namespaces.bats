@@ -28,6 +28,38 @@ teardown() {
 	[[ "${lines[2]}" =~ ^\ +0\ +100000\ +65536$ ]]
 }
 
+@test "every namespace new, ids mapped to 100000+, a bind mount from a 0700 directory: create, start, exec, kill, delete" {
+	requires jq
+	d="$CV_BUNDLE"
+	while [ "$d" != / ]; do chmod a+x "$d"; d="$(dirname "$d")"; done
+	chown -R 100000:100000 "$CV_BUNDLE/rootfs"
+	# the source sits below a directory only the host's root may enter
+	mkdir -m 0700 "$CV_TMP/private"
+	mkdir "$CV_TMP/private/data"
+	echo secret-data >"$CV_TMP/private/data/file"
+	update_config ".linux.namespaces = [{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":\"mount\"},{\"type\":\"user\"},{\"type\":\"cgroup\"}]
+		| .linux.uidMappings = [{\"containerID\": 0, \"hostID\": 100000, \"size\": 65536}]
+		| .linux.gidMappings = [{\"containerID\": 0, \"hostID\": 100000, \"size\": 65536}]
+		| .mounts += [{\"destination\": \"/data\", \"type\": \"bind\", \"source\": \"$CV_TMP/private/data\", \"options\": [\"rbind\", \"ro\"]}]
+		| .process.args = [\"sleep\", \"100\"]"
+	cv_create "$CV_ID"
+	cvisor start "$CV_ID"
+	[ "$(cvisor state "$CV_ID" | jq -r .status)" = running ]
+	pid="$(cvisor state "$CV_ID" | jq -r .pid)"
+	[ "$(stat -c %u "/proc/$pid")" = 100000 ]
+	run cvisor exec "$CV_ID" sh -c 'id -u; cat /data/file; head -1 /proc/self/uid_map'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = secret-data ]
+	[[ "${lines[2]}" =~ ^\ +0\ +100000\ +65536$ ]]
+	cvisor kill "$CV_ID" KILL
+	for _ in $(seq 100); do [ "$(cvisor state "$CV_ID" | jq -r .status)" = stopped ] && break; sleep 0.05; done
+	[ "$(cvisor state "$CV_ID" | jq -r .status)" = stopped ]
+	cvisor delete "$CV_ID"
+	run cvisor state "$CV_ID"
+	[[ "$output" == *"does not exist"* ]]
+}
+
 @test "a new network namespace has loopback up" {
 	update_config '.process.args = ["cat", "/sys/class/net/lo/operstate", "/sys/class/net/lo/flags"]'
 	run cvisor run "$CV_ID"

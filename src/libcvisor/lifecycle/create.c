@@ -206,7 +206,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	size_t hook_payload_len = 0;
 	__attribute__((cleanup(seccomp_freep))) struct cv_seccomp *seccomp = NULL;
 	cleanup_container struct cv_container *c = NULL;
-	cleanup_close int pidfd = -1, sock_parent = -1, sock_child = -1, master = -1;
+	cleanup_close int pidfd = -1, sock_parent = -1, sock_child = -1, master = -1, fifo = -1;
 	struct cv_ns_plan plan;
 	struct ns_save saved = { .n = 0 };
 	__attribute__((cleanup(cv_cgroup_self_join_close))) struct cv_cgroup_self_join cgjoin = { 0 };
@@ -334,10 +334,16 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	if (r < 0)
 		goto fail;
 	/* 0622 past the umask: the container process reopens it after
-	 * switching to process.user (see open_exec_fifo in process.c). */
+	 * switching to process.user (see child_setup in process.c). */
 	if (!L->run_mode && (mkfifoat(c->entry->dirfd, "exec.fifo", 0622) < 0 ||
 			     fchmodat(c->entry->dirfd, "exec.fifo", 0622, 0) < 0)) {
 		r = cv_error_errno(err, "create the exec fifo");
+		goto fail;
+	}
+	/* Opened here: a container process mapped to an unprivileged host id
+	 * cannot enter the state directory (0700) to find it. */
+	if (!L->run_mode && (fifo = openat(c->entry->dirfd, "exec.fifo", O_PATH | O_CLOEXEC)) < 0) {
+		r = cv_error_errno(err, "open the exec fifo");
 		goto fail;
 	}
 	int sv[2];
@@ -427,9 +433,9 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		 * fd would keep every later command on this container waiting. */
 		if (c->entry)
 			close(c->entry->lockfd);
-		/* A host directory: only create's child needs it, for exec.fifo
-		 * (and closes it then). */
-		if (c->entry && L->run_mode)
+		/* A host directory: the child never needs it (exec.fifo comes
+		 * opened O_PATH), and holding it is a way out of the rootfs. */
+		if (c->entry)
 			close(c->entry->dirfd);
 		int listen = 0;
 		const char *lf = getenv("LISTEN_FDS");
@@ -442,7 +448,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			.plan = &plan,
 			.cloned_new_ns = clone_all,
 			.sync_fd = sock_child,
-			.state_dirfd = L->run_mode ? -1 : c->entry->dirfd,
+			.exec_fifo_fd = fifo,
 			.seccomp = seccomp,
 			.no_pivot = opts && opts->no_pivot,
 			.no_new_keyring = opts && opts->no_new_keyring,

@@ -113,24 +113,6 @@ int cv_process_set_user_caps(const oci_process *p, bool may_setgroups, cv_error_
 	return 0;
 }
 
-/* The exec FIFO is opened O_PATH while we are still root in the runtime's
- * view, then reopened for writing through our own fd in a procfs instance
- * we mounted: after the switch to process.user the state directory (0700,
- * root) is out of reach by path, and the FIFO itself is 0622 for the same
- * reason (runc does the same). */
-static int open_exec_fifo(int dirfd, int *out, cv_error_t *err)
-{
-	int fd = openat(dirfd, "exec.fifo", O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return cv_error_errno(err, "open exec fifo");
-	if (cv_procfs_root(err) < 0) {
-		close(fd);
-		return cv_error_prefix(err, "exec fifo");
-	}
-	*out = fd;
-	return 0;
-}
-
 int cv_seccomp_hand_off(int sync_fd, int notify_fd, cv_error_t *err)
 {
 	if (notify_fd < 0)
@@ -222,7 +204,7 @@ static int build_env(const struct cv_child_config *c, char ***out, cv_error_t *e
 }
 
 static int child_setup(const struct cv_child_config *c, char **exe, char ***envp,
-		       const char **start_state, int *fifo_fd, cv_error_t *err)
+		       const char **start_state, cv_error_t *err)
 {
 	const oci_spec *spec = c->spec;
 	const oci_process *p = spec->process;
@@ -410,13 +392,14 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 			return r;
 	}
 
-	if (c->state_dirfd >= 0) {
-		r = open_exec_fifo(c->state_dirfd, fifo_fd, err);
-		if (r < 0)
-			return r;
-		/* a host directory: not kept while the container waits for start */
-		close(c->state_dirfd);
-	}
+	/* The exec FIFO comes opened O_PATH from the runtime and is reopened
+	 * for writing through our own fd in a procfs instance (opened here,
+	 * while it still can be): after the switch to process.user, or as an
+	 * unprivileged host id in a user namespace, the state directory (0700,
+	 * root) is out of reach by path; the FIFO itself is 0622 for the same
+	 * reason (runc does the same). */
+	if (c->exec_fifo_fd >= 0 && cv_procfs_root(err) < 0)
+		return cv_error_prefix(err, "exec fifo");
 	bool may_setgroups = !(all_ns & CLONE_NEWUSER);
 	r = cv_process_set_user_caps(p, may_setgroups, err);
 	if (r < 0)
@@ -486,12 +469,12 @@ void cv_child_main(const struct cv_child_config *c)
 	const oci_process *p = c->spec->process;
 	char *exe = NULL, **envp = NULL;
 	const char *start_state = "";
-	int r, fifo_fd = -1;
+	int r;
 
 	r = close_inherited_fds(3 + c->preserve_fds, &err);
 	if (r < 0)
 		goto fail;
-	r = child_setup(c, &exe, &envp, &start_state, &fifo_fd, &err);
+	r = child_setup(c, &exe, &envp, &start_state, &err);
 	if (r < 0)
 		goto fail;
 
@@ -527,8 +510,8 @@ void cv_child_main(const struct cv_child_config *c)
 	if (r < 0)
 		_exit(1);
 
-	if (c->state_dirfd >= 0) {
-		r = wait_exec_fifo(fifo_fd, &err);
+	if (c->exec_fifo_fd >= 0) {
+		r = wait_exec_fifo(c->exec_fifo_fd, &err);
 	} else if (c->no_start_wait) {
 		r = 0;
 	} else {

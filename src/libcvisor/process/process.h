@@ -20,7 +20,7 @@ struct cv_child_config {
 	const struct cv_ns_plan *plan;
 	bool cloned_new_ns;        /* the new namespaces came with clone3 */
 	int sync_fd;
-	int state_dirfd;           /* exec.fifo lives here (create); -1 for run */
+	int exec_fifo_fd;          /* exec.fifo, O_PATH (create); -1 for run */
 	const struct cv_seccomp *seccomp;
 	bool no_pivot;
 	bool no_new_keyring;
