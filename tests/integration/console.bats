@@ -71,6 +71,17 @@ wait_recvtty() {
 	[ "$(sed -n 2p "$CV_TMP/out" | wc -w)" -le 4 ]
 }
 
+@test "console socket: with process.user the pty belongs to that uid, devpts' group kept" {
+	update_config '.process.terminal = true | .process.user = {"uid": 1000, "gid": 1000} | .process.args = ["sh", "-c", "stat -c owner=%u:%g $(tty); echo reopened >$(tty) && echo wrote"]'
+	start_recvtty
+	cvisor run -d --console-socket "$CV_TMP/tty.sock" "$CV_ID"
+	wait_recvtty
+	tr -d '\r' <"$CV_TMP/tty.out" >"$CV_TMP/out"
+	cat "$CV_TMP/out"
+	grep -qx owner=1000:5 "$CV_TMP/out"
+	grep -qx wrote "$CV_TMP/out"
+}
+
 @test "console socket refused without process.terminal; terminal with create needs a socket" {
 	run cvisor create --console-socket "$CV_TMP/nosock" --bundle "$CV_BUNDLE" "$CV_ID" </dev/null
 	[ "$status" -ne 0 ]

@@ -75,15 +75,40 @@ teardown() {
 	[[ "$output" == *"stopped"* ]]
 }
 
-@test "console socket: the pty master reaches the receiver" {
+# exec_on_pty [EXEC-FLAGS...] -- CMD...: `cvisor exec -t -d` through a console
+# socket; what CMD writes to its pty ends up in $CV_TMP/tty.out.
+exec_on_pty() {
+	local flags=()
+	while [ "$1" != -- ]; do flags+=("$1"); shift; done
+	shift
+	[ -x "$CVISOR_BUILDDIR/tests/integration/recvtty" ] || skip "recvtty not built (make check builds it)"
+	rm -f "$CV_TMP/tty.sock"
 	"$CVISOR_BUILDDIR/tests/integration/recvtty" "$CV_TMP/tty.sock" >"$CV_TMP/tty.out" 2>/dev/null &
 	cv_track_pid $!
-	rpid=$!
+	local rpid=$!
 	for _ in $(seq 100); do [ -S "$CV_TMP/tty.sock" ] && break; sleep 0.02; done
-	cvisor exec -t --console-socket "$CV_TMP/tty.sock" -d "$CV_ID" sh -c 'tty; echo hello-tty' </dev/null >/dev/null 2>&1
+	cvisor exec -t --console-socket "$CV_TMP/tty.sock" -d "${flags[@]}" "$CV_ID" "$@" </dev/null >/dev/null 2>&1
 	wait "$rpid" || true
+}
+
+@test "console socket: the pty master reaches the receiver" {
+	exec_on_pty -- sh -c 'tty; echo hello-tty'
 	grep -q hello-tty "$CV_TMP/tty.out"
 	grep -q /dev/pts/ "$CV_TMP/tty.out"
+}
+
+@test "exec -t --user: the pty belongs to the user, its group stays devpts' tty group" {
+	# runc's rule: the uid becomes the process's, the gid stays the one
+	# devpts gave (gid=5 in its mount options), whatever /etc/group says
+	echo 'tty:x:7:' >>"$CV_BUNDLE/rootfs/etc/group"
+	exec_on_pty --user 1000:1000 -- sh -c 'stat -c "owner=%u:%g" "$(tty)"'
+	grep -q owner=1000:5 "$CV_TMP/tty.out" || { cat "$CV_TMP/tty.out"; false; }
+	# the user can reopen its own terminal
+	exec_on_pty --user 1000:1000 -- sh -c 'echo reopened >"$(tty)" && echo wrote'
+	grep -q wrote "$CV_TMP/tty.out" || { cat "$CV_TMP/tty.out"; false; }
+	# and root's stays root's
+	exec_on_pty -- sh -c 'stat -c "owner=%u:%g" "$(tty)"'
+	grep -q owner=0:5 "$CV_TMP/tty.out" || { cat "$CV_TMP/tty.out"; false; }
 }
 
 # The test agent at $CV_TMP/agent.sock answering notified syscalls with

@@ -129,7 +129,7 @@ static int exec_child_setup(const struct exec_child *x, char **exe, cv_error_t *
 	if (p->terminal) {
 		cleanup_close int master = -1;
 		r = cv_console_setup(p->has_console_size ? p->console_height : 0,
-				     p->has_console_size ? p->console_width : 0, &master, err);
+				     p->has_console_size ? p->console_width : 0, p->user.uid, &master, err);
 		if (r < 0)
 			return r;
 		r = cv_sync_send(x->sync_fd, CV_SYNC_CONSOLE, 0, NULL, 0, master, err);

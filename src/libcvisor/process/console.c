@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "io.h"
+#include "log.h"
 #include "unix-socket.h"
 #include "process/console.h"
 #include "fs/safe-path.h"
@@ -51,8 +52,21 @@ int cv_console_new_pty(int rootfd, uint32_t rows, uint32_t cols, int *master, in
 	return 0;
 }
 
-int cv_console_make_stdio(int slave, cv_error_t *err)
+int cv_console_make_stdio(int slave, uid_t owner, cv_error_t *err)
 {
+	/* The user must be able to reopen its terminal (`tty`, a shell's
+	 * /dev/tty); the group stays devpts' (gid=5, "tty"). An id this user
+	 * namespace does not map cannot be given: the pty stays as it is, as
+	 * runc leaves it. */
+	struct stat st;
+	if (fstat(slave, &st) < 0)
+		return cv_error_errno(err, "console: stat the pty");
+	if (st.st_uid != owner && fchown(slave, owner, (gid_t)-1) < 0) {
+		if (errno != EINVAL && errno != EPERM)
+			return cv_error_errno(err, "console: chown the pty to uid %u", (unsigned)owner);
+		cv_debug("console: pty left to uid %u: chown to %u: %s", (unsigned)st.st_uid, (unsigned)owner,
+			 strerror(errno));
+	}
 	if (ioctl(slave, TIOCSCTTY, 0) < 0)
 		return cv_error_errno(err, "console: make the pty the controlling terminal");
 	for (int fd = 0; fd < 3; fd++)
@@ -61,13 +75,13 @@ int cv_console_make_stdio(int slave, cv_error_t *err)
 	return 0;
 }
 
-int cv_console_setup(uint32_t rows, uint32_t cols, int *master, cv_error_t *err)
+int cv_console_setup(uint32_t rows, uint32_t cols, uid_t owner, int *master, cv_error_t *err)
 {
 	cleanup_close int m = -1, s = -1;
 	int r = cv_console_new_pty(-1, rows, cols, &m, &s, err);
 	if (r < 0)
 		return r;
-	r = cv_console_make_stdio(s, err);
+	r = cv_console_make_stdio(s, owner, err);
 	if (r < 0)
 		return r;
 	*master = steal_fd(&m);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "error.h"
 
@@ -12,10 +13,11 @@
  * (or, with ROOTFD -1, from the current root's /dev/ptmx), its slave
  * through TIOCGPTPEER, sized ROWSxCOLS when not 0x0. */
 int cv_console_new_pty(int rootfd, uint32_t rows, uint32_t cols, int *master, int *slave, cv_error_t *err);
-/* Makes SLAVE the controlling terminal (after setsid) and stdio. */
-int cv_console_make_stdio(int slave, cv_error_t *err);
+/* Makes SLAVE the controlling terminal (after setsid) and stdio, owned by
+ * OWNER (process.user.uid) with the group devpts gave it, as runc does. */
+int cv_console_make_stdio(int slave, uid_t owner, cv_error_t *err);
 /* exec: both of the above in the container's root; *master is returned. */
-int cv_console_setup(uint32_t rows, uint32_t cols, int *master, cv_error_t *err);
+int cv_console_setup(uint32_t rows, uint32_t cols, uid_t owner, int *master, cv_error_t *err);
 /* Sends master over the unix socket at path (SCM_RIGHTS), as runc does. */
 int cv_console_send(const char *socket_path, int master, cv_error_t *err);
 /* Relays the caller's stdio and the master until the process behind pidfd

@@ -365,7 +365,7 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		return cv_error(err, EINVAL, "linux.namespaces: a mount namespace is required");
 
 	if (p->terminal) {
-		r = cv_console_make_stdio(console_slave, err);
+		r = cv_console_make_stdio(console_slave, p->user.uid, err);
 		if (r < 0)
 			return r;
 		r = cv_sync_send(c->sync_fd, CV_SYNC_CONSOLE, 0, NULL, 0, console_master, err);
