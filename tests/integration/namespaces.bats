@@ -12,6 +12,12 @@ setup() {
 }
 
 teardown() {
+	# A container without a mount namespace whose delete failed leaves its
+	# mounts on the rootfs, in our namespace: not past this test.
+	local r
+	if [ -n "${CV_BUNDLE:-}" ] && r="$(realpath "$CV_BUNDLE/rootfs" 2>/dev/null)"; then
+		while mountpoint -q "$r"; do umount -l "$r" || break; done
+	fi
 	cv_teardown
 }
 
@@ -58,6 +64,71 @@ teardown() {
 	cvisor delete "$CV_ID"
 	run cvisor state "$CV_ID"
 	[[ "$output" == *"does not exist"* ]]
+}
+
+# Mounts of ours below DIR in this mount namespace.
+mounts_below() {
+	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo
+}
+
+@test "no mount namespace: mounts in the caller's namespace on the rootfs, a chroot, nothing left after delete" {
+	requires jq
+	rootfs="$(realpath "$CV_BUNDLE/rootfs")"
+	before="$(mounts_below "$rootfs")"
+	update_config '.linux.namespaces |= map(select(.type != "mount")) | .process.args = ["sleep", "100"]'
+	echo only-in-rootfs >"$rootfs/marker"
+	cv_create "$CV_ID"
+	cvisor start "$CV_ID"
+	pid="$(cvisor state "$CV_ID" | jq -r .pid)"
+	# our mount namespace, the rootfs as its root
+	[ "$(readlink "/proc/$pid/ns/mnt")" = "$(readlink /proc/self/ns/mnt)" ]
+	[ "$(readlink "/proc/$pid/root")" = "$rootfs" ]
+	# its mounts are ours too, on the bundle's rootfs
+	mounts_below "$rootfs" | grep -qx "$rootfs/proc"
+	mounts_below "$rootfs" | grep -qx "$rootfs/dev"
+	# exec lands in the same root (a file only the rootfs has) and sees
+	# the container's own /proc and /dev
+	run cvisor exec "$CV_ID" sh -c 'cat /marker; cat /proc/1/comm; ls /dev/null'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = only-in-rootfs ]
+	[ "${lines[1]}" = sleep ]
+	[ "${lines[2]}" = /dev/null ]
+	cvisor kill "$CV_ID" KILL
+	for _ in $(seq 100); do [ "$(cvisor state "$CV_ID" | jq -r .status)" = stopped ] && break; sleep 0.05; done
+	cvisor delete "$CV_ID"
+	[ "$(mounts_below "$rootfs")" = "$before" ]
+}
+
+@test "no mount namespace: run and a failing create leave nothing mounted" {
+	rootfs="$(realpath "$CV_BUNDLE/rootfs")"
+	before="$(mounts_below "$rootfs")"
+	update_config '.linux.namespaces |= map(select(.type != "mount")) | .process.args = ["sh", "-c", "test -e /proc/self/status && echo in"]'
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = in ]
+	[ "$(mounts_below "$rootfs")" = "$before" ]
+	# a mount that fails half way: the ones before it are gone too
+	update_config '.mounts += [{"destination": "/mnt/bad", "type": "tmpfs", "source": "tmpfs", "options": ["bogusopt=1"]}]'
+	run cvisor run "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *bogusopt* ]]
+	[ "$(mounts_below "$rootfs")" = "$before" ]
+	[ ! -e "$CV_ROOT/$CV_ID" ]
+}
+
+@test "no mount namespace: a user namespace or the host's root is refused before anything exists" {
+	update_config '.linux.namespaces = [{"type": "pid"}, {"type": "user"}]
+		| .linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]
+		| .linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
+	run cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"a user namespace needs a mount namespace too"* ]]
+	[ ! -e "$CV_ROOT/$CV_ID" ]
+	update_config '.linux.namespaces = [{"type": "pid"}] | .root.path = "/"'
+	run cvisor create --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"root.path \`/\`: the host's root needs a mount namespace"* ]]
+	[ ! -e "$CV_ROOT/$CV_ID" ]
 }
 
 @test "a new network namespace has loopback up" {

@@ -15,6 +15,10 @@ struct cv_rootfs_config {
 	const oci_spec *spec;
 	const char *rootfs;      /* absolute host path of root.path */
 	bool no_pivot;           /* --no-pivot: MS_MOVE + chroot */
+	/* no mount namespace of its own: the mounts are the caller's, on a
+	 * clone of the rootfs stacked on it, propagation is left alone and the
+	 * root change is a chroot (the lifecycle detaches the clone at delete) */
+	bool no_mount_ns;
 	int console_fd;          /* pty slave to bind at /dev/console, or -1 */
 	/* devices are bind-mounted from the host, not mknod'ed (so too when the
 	 * runtime itself runs in a user namespace, see cv_ns_in_user_namespace) */
@@ -51,6 +55,17 @@ int cv_rootfs_open(const struct cv_rootfs_config *cfg, cv_error_t *err);
 /* Before pivot: rootfs propagation and self-bind, every spec mount, default
  * devices and /dev links. The createContainer hooks run after this. */
 int cv_rootfs_prepare(const struct cv_rootfs_config *cfg, cv_error_t *err);
+/* Without a mount namespace of its own, the container's mounts live in the
+ * caller's namespace on the clone of root.path that cv_rootfs_prepare
+ * stacks over it. The runtime takes the id of the mount ROOTFS resolves to
+ * before the container process starts and once it is ready (then the
+ * clone's), and detaches the clone with all the mounts on it when the
+ * container goes: cv_rootfs_detach_clone does nothing unless the top mount
+ * at ROOTFS is still mount ID, so a mount of someone else's (an engine's
+ * overlay) is never taken away. */
+int cv_rootfs_mount_id(const char *rootfs, uint64_t *id, cv_error_t *err);
+int cv_rootfs_detach_clone(const char *rootfs, uint64_t id, cv_error_t *err);
+
 /* pivot_root (or chroot with no_pivot), then masked paths, readonly paths,
  * readonly root and rootfsPropagation. Leaves cwd at the new "/". */
 int cv_rootfs_finalize(const struct cv_rootfs_config *cfg, cv_error_t *err);

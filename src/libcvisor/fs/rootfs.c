@@ -1,6 +1,7 @@
 /* The root of the container: propagation so nothing leaks to the host,
  * the rootfs made a mount point (a recursive clone, read-only throughout
- * when root.readonly), then pivot_root (or MS_MOVE + chroot). */
+ * when root.readonly), then pivot_root (or MS_MOVE + chroot; without a
+ * mount namespace of its own, a chroot alone). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -146,10 +147,11 @@ int cv_rootfs_prepare(const struct cv_rootfs_config *cfg, cv_error_t *err)
 	if (!prop)
 		prop = MS_SLAVE | MS_REC;
 
-	/* Nothing we mount from here on may reach the host. */
-	if (mount(NULL, "/", NULL, prop, NULL) < 0)
+	/* Nothing we mount from here on may reach the host: unless the mounts
+	 * are meant to be the caller's (no mount namespace of our own). */
+	if (!cfg->no_mount_ns && mount(NULL, "/", NULL, prop, NULL) < 0)
 		return cv_error_errno(err, "set propagation of `/`");
-	if (leaves_shared(prop) && make_parent_private(cfg->rootfs, err) < 0)
+	if (!cfg->no_mount_ns && leaves_shared(prop) && make_parent_private(cfg->rootfs, err) < 0)
 		return -1;
 	if (stage_rootfs(cfg, err) < 0)
 		return -1;
@@ -172,7 +174,11 @@ int cv_rootfs_finalize(const struct cv_rootfs_config *cfg, cv_error_t *err)
 	if (fchdir(newroot) < 0)
 		return cv_error_errno(err, "chdir to rootfs `%s`", cfg->rootfs);
 
-	if (cfg->no_pivot) {
+	if (cfg->no_mount_ns) {
+		/* the caller's namespace: its root stays where it is */
+		if (chroot(".") < 0)
+			return cv_error_errno(err, "chroot `%s`", cfg->rootfs);
+	} else if (cfg->no_pivot) {
 		if (mount(".", "/", NULL, MS_MOVE, NULL) < 0)
 			return cv_error_errno(err, "move rootfs `%s` to `/`", cfg->rootfs);
 		if (chroot(".") < 0)
@@ -210,7 +216,36 @@ int cv_rootfs_finalize(const struct cv_rootfs_config *cfg, cv_error_t *err)
 		if (cv_setattr_keep_locked(r, false, MOUNT_ATTR_RDONLY, 0, "/", err) < 0)
 			return cv_error_prefix(err, "read-only root");
 	}
-	if (prop && mount(NULL, "/", NULL, prop, NULL) < 0)
+	if (prop && !cfg->no_mount_ns && mount(NULL, "/", NULL, prop, NULL) < 0)
 		return cv_error_errno(err, "set rootfsPropagation of `/`");
+	return 0;
+}
+
+int cv_rootfs_mount_id(const char *rootfs, uint64_t *id, cv_error_t *err)
+{
+	struct statx stx;
+	if (statx(AT_FDCWD, rootfs, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0)
+		return cv_error_errno(err, "statx rootfs `%s`", rootfs);
+	if (!(stx.stx_mask & STATX_MNT_ID))
+		return cv_error(err, ENOSYS, "rootfs `%s`: no mount id from statx (Linux 5.8 or later is needed "
+					     "for a container without a mount namespace)", rootfs);
+	*id = stx.stx_mnt_id;
+	return 0;
+}
+
+int cv_rootfs_detach_clone(const char *rootfs, uint64_t id, cv_error_t *err)
+{
+	uint64_t top;
+	if (cv_rootfs_mount_id(rootfs, &top, err) < 0) {
+		if ((*err)->errnum != ENOENT)
+			return -1;
+		cv_error_release(err); /* no rootfs, nothing mounted on it */
+		return 0;
+	}
+	if (top != id)
+		return 0; /* not ours, or gone already */
+	/* lazily: the container's processes may still be in it */
+	if (umount2(rootfs, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
+		return cv_error_errno(err, "detach the container's mounts from `%s`", rootfs);
 	return 0;
 }

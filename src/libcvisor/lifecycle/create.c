@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -197,6 +198,41 @@ static int ns_join_parent(const struct cv_ns_plan *plan, struct ns_save *s, cv_e
 	return 0;
 }
 
+#define ROOTFS_CLONE_FILE "rootfs-clone" /* in the state directory */
+
+/* Without a mount namespace: the id of the clone the ready container
+ * process stacked on ROOTFS (it was BELOW before), kept for delete. */
+static int record_rootfs_clone(struct cv_container *c, const char *rootfs, uint64_t below, cv_error_t *err)
+{
+	uint64_t top;
+	char buf[32];
+	if (cv_rootfs_mount_id(rootfs, &top, err) < 0)
+		return -1;
+	if (top == below)
+		return cv_error(err, EIO, "rootfs `%s`: the container's mounts are not on it", rootfs);
+	if (!c->entry)
+		return 0;
+	int n = snprintf(buf, sizeof buf, "%" PRIu64 "\n", top);
+	return cv_write_file_atomic(c->entry->dirfd, ROOTFS_CLONE_FILE, buf, (size_t)n, 0600, err);
+}
+
+/* delete: the mounts of a container without a mount namespace go with it. */
+static int detach_rootfs_clone(struct cv_container *c, cv_error_t *err)
+{
+	char buf[32];
+	ssize_t n = cv_read_buf_at(c->entry->dirfd, ROOTFS_CLONE_FILE, buf, sizeof buf);
+	if (n == -ENOENT)
+		return 0; /* it had a mount namespace */
+	if (n < 0)
+		return cv_error(err, (int)-n, "read `%s` in the state directory", ROOTFS_CLONE_FILE);
+	char *end;
+	errno = 0;
+	uint64_t id = strtoull(buf, &end, 10);
+	if (errno || end == buf || *end != '\n')
+		return cv_error(err, EINVAL, "`%s` in the state directory: not a mount id", ROOTFS_CLONE_FILE);
+	return cv_rootfs_detach_clone(c->state->rootfs, id, err);
+}
+
 static int launch(const struct cvisor_context *ctx, const char *id, struct launch *L,
 		  cv_error_t *err)
 {
@@ -215,6 +251,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	pid_t pid = -1;
 	bool created = false;
 	int *idmap_fds = NULL; /* cv_rootfs_idmap_prepare: inherited by the child */
+	bool no_mount_ns = false, below_known = false;
+	uint64_t rootfs_below = 0; /* without a mount namespace: see cv_rootfs_mount_id */
 	int r;
 
 	r = cv_store_validate_id(id, err);
@@ -272,8 +310,13 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	if ((r = cv_caps_validate(spec->process->capabilities, err)) < 0 ||
 	    (r = cv_attrs_validate(spec, err)) < 0 || (r = cv_ns_plan_build(spec->linux_, &plan, err)) < 0)
 		return r;
-	if (!((plan.new_flags | plan.join_flags) & CLONE_NEWNS))
-		return cv_error(err, EINVAL, "linux.namespaces: a mount namespace is required");
+	/* Without a mount namespace, the mounts are made in ours (see
+	 * cv_rootfs_mount_id): a process in a user namespace of its own may
+	 * not mount there. */
+	no_mount_ns = !((plan.new_flags | plan.join_flags) & CLONE_NEWNS);
+	if (no_mount_ns && ((plan.new_flags | plan.join_flags) & CLONE_NEWUSER))
+		return cv_error_plain(err, EINVAL, "linux.namespaces: a user namespace needs a mount namespace "
+						   "too (the mounts cannot be made in the runtime's)");
 
 	if (spec->root->path[0] == '/')
 		rootfs = realpath(spec->root->path, NULL);
@@ -287,6 +330,9 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	}
 	if (!rootfs)
 		return cv_error_errno(err, "root.path: rootfs `%s`", spec->root->path);
+	if (no_mount_ns && strcmp(rootfs, "/") == 0)
+		return cv_error_plain(err, EINVAL, "root.path `/`: the host's root needs a mount namespace of its "
+						   "own (linux.namespaces has no mount)");
 
 	if (spec->linux_ && spec->linux_->seccomp) {
 		r = cv_seccomp_compile(spec->linux_->seccomp, &seccomp, err);
@@ -345,6 +391,11 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	if (!L->run_mode && (fifo = openat(c->entry->dirfd, "exec.fifo", O_PATH | O_CLOEXEC)) < 0) {
 		r = cv_error_errno(err, "open the exec fifo");
 		goto fail;
+	}
+	if (no_mount_ns) {
+		if ((r = cv_rootfs_mount_id(rootfs, &rootfs_below, err)) < 0)
+			goto fail;
+		below_known = true;
 	}
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -603,6 +654,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	cv_sync_msg_release(&m);
 	if (r < 0)
 		goto fail;
+	if (no_mount_ns && (r = record_rootfs_clone(c, rootfs, rootfs_below, err)) < 0)
+		goto fail;
 
 	if (!L->run_mode && ((r = set_status(st, "created", err)) < 0 || (r = cv_store_write_state(c->entry, st, err)) < 0))
 		goto fail;
@@ -630,6 +683,14 @@ fail:
 		 * before we read its start time or moved it */
 		cv_sync_prefer_child_error(sock_parent, err);
 		kill_pidfd_wait(pidfd, pid, true);
+	}
+	if (below_known) {
+		/* whatever the child stacked on the rootfs before it failed */
+		cleanup_error cv_error_t e = NULL;
+		uint64_t top;
+		if (cv_rootfs_mount_id(rootfs, &top, &e) < 0 ||
+		    (top != rootfs_below && cv_rootfs_detach_clone(rootfs, top, &e) < 0))
+			cv_warn("create cleanup: %s", e->msg);
 	}
 	if (c && c->cg) {
 		cleanup_error cv_error_t e = NULL;
@@ -1002,6 +1063,8 @@ int cv_container_destroy(struct cv_container *c, const oci_spec *known, cv_error
 		if (r < 0)
 			return r;
 	}
+	if (c->entry && (r = detach_rootfs_clone(c, err)) < 0)
+		return r;
 	if (spec && spec->hooks && spec->hooks->poststop.len) {
 		cleanup_free char *js = NULL;
 		if (public_state(c->state, "stopped", &js, &e) == 0)

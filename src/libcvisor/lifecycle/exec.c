@@ -45,6 +45,7 @@ struct exec_child {
 	const oci_process *p;
 	int init_pidfd;
 	int ns_flags;      /* every namespace of the container except pid */
+	int root_fd;       /* without a mount namespace: the root to chroot to, else -1 */
 	bool userns;
 	int sync_fd;
 	int preserve_fds;
@@ -124,6 +125,8 @@ static int exec_child_setup(const struct exec_child *x, char **exe, cv_error_t *
 
 	if (x->ns_flags && setns(x->init_pidfd, x->ns_flags) < 0)
 		return cv_error_errno(err, "join the container's namespaces");
+	if (x->root_fd >= 0 && (fchdir(x->root_fd) < 0 || chroot(".") < 0 || chdir("/") < 0))
+		return cv_error_errno(err, "chroot to the container's root");
 	if (setsid() < 0)
 		return cv_error_errno(err, "setsid");
 	if (p->terminal) {
@@ -236,7 +239,7 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 	cleanup_spec oci_spec *spec = NULL;
 	__attribute__((cleanup(oci_process_freep))) oci_process *file_proc = NULL;
 	__attribute__((cleanup(seccomp_freep))) struct cv_seccomp *seccomp = NULL;
-	cleanup_close int init_pidfd = -1, pidfd = -1, own_pidns = -1, sp = -1, sc = -1, master = -1;
+	cleanup_close int init_pidfd = -1, pidfd = -1, own_pidns = -1, sp = -1, sc = -1, master = -1, root = -1;
 	cleanup_free char **bnd = NULL, **eff = NULL, **prm = NULL, **amb = NULL, **envv = NULL;
 	cleanup_free uint32_t *gids = NULL;
 	struct cv_ns_plan plan;
@@ -353,6 +356,17 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 		return cv_error_plain(err, ESRCH, "cannot exec in a stopped container");
 	if (r < 0)
 		return r;
+	if (!(all_ns & CLONE_NEWNS)) {
+		/* no mount namespace to join: the container's root is its chroot,
+		 * taken while the pidfd shows it is still the same process */
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/root", (int)c->state->pid);
+		root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0)
+			return cv_error_errno(err, "open the container's root `%s`", path);
+		if (syscall(SYS_pidfd_send_signal, init_pidfd, 0, NULL, 0) < 0)
+			return cv_error_plain(err, ESRCH, "cannot exec in a stopped container");
+	}
 	struct cv_cgroup *cg = NULL;
 	if (c->state->cgroup_paths.len && (r = cv_container_cgroup(c, &cg, err)) < 0)
 		return r;
@@ -402,6 +416,7 @@ int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 			.p = &proc,
 			.init_pidfd = init_pidfd,
 			.ns_flags = all_ns & ~CLONE_NEWPID,
+			.root_fd = root,
 			.userns = (all_ns & CLONE_NEWUSER) != 0,
 			.sync_fd = sc,
 			.preserve_fds = opts->preserve_fds,

@@ -316,27 +316,26 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		.new_netns = (all_ns & CLONE_NEWNET) != 0,
 		.new_cgroupns = (plan->new_flags & CLONE_NEWCGROUP) != 0,
 		.mount_fds = c->mount_fds,
+		.no_mount_ns = !(all_ns & CLONE_NEWNS),
 	};
 	cleanup_close int console_master = -1, console_slave = -1;
-	if (all_ns & CLONE_NEWNS) {
-		r = cv_rootfs_prepare(&rc, err);
+	r = cv_rootfs_prepare(&rc, err);
+	if (r < 0)
+		return r;
+	/* The pty comes from the container's own devpts (mounted just now),
+	 * so it is the container's terminal, not one of the host's. */
+	if (p->terminal) {
+		cleanup_close int rootfd = cv_rootfs_open(&rc, err);
+		if (rootfd < 0)
+			return -1;
+		r = cv_console_new_pty(rootfd, p->has_console_size ? p->console_height : 0,
+				       p->has_console_size ? p->console_width : 0, &console_master,
+				       &console_slave, err);
 		if (r < 0)
 			return r;
-		/* The pty comes from the container's own devpts (mounted just now),
-		 * so it is the container's terminal, not one of the host's. */
-		if (p->terminal) {
-			cleanup_close int rootfd = cv_rootfs_open(&rc, err);
-			if (rootfd < 0)
-				return -1;
-			r = cv_console_new_pty(rootfd, p->has_console_size ? p->console_height : 0,
-					       p->has_console_size ? p->console_width : 0, &console_master,
-					       &console_slave, err);
-			if (r < 0)
-				return r;
-			r = cv_rootfs_bind_console(&rc, console_slave, err);
-			if (r < 0)
-				return cv_error_prefix(err, "console");
-		}
+		r = cv_rootfs_bind_console(&rc, console_slave, err);
+		if (r < 0)
+			return cv_error_prefix(err, "console");
 	}
 	if (spec->hooks && (spec->hooks->prestart.len || spec->hooks->create_runtime.len)) {
 		r = cv_sync_send(c->sync_fd, CV_SYNC_HOOKS, 0, NULL, 0, -1, err);
@@ -357,12 +356,9 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 	r = make_cwd(&rc, p->cwd, err);
 	if (r < 0)
 		return r;
-	if (all_ns & CLONE_NEWNS) {
-		r = cv_rootfs_finalize(&rc, err);
-		if (r < 0)
-			return r;
-	} else
-		return cv_error(err, EINVAL, "linux.namespaces: a mount namespace is required");
+	r = cv_rootfs_finalize(&rc, err);
+	if (r < 0)
+		return r;
 
 	if (p->terminal) {
 		r = cv_console_make_stdio(console_slave, p->user.uid, err);
