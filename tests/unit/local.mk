@@ -94,3 +94,11 @@ check_PROGRAMS += tests/unit/test_safe_path
 TESTS += tests/unit/test_safe_path
 tests_unit_test_safe_path_SOURCES = tests/unit/test_safe_path.c tests/unit/tap.h
 tests_unit_test_safe_path_LDADD = libcvisor-core.la $(DEPS_LIBS)
+
+# the state store (lifecycle/state-store.c): ids, an entry's life, and the
+# lock excluding a second thread of the same process
+check_PROGRAMS += tests/unit/test_state_store
+TESTS += tests/unit/test_state_store
+tests_unit_test_state_store_SOURCES = tests/unit/test_state_store.c tests/unit/tap.h
+tests_unit_test_state_store_CFLAGS = $(AM_CFLAGS) -pthread
+tests_unit_test_state_store_LDADD = libcvisor-core.la $(DEPS_LIBS)

@@ -131,7 +131,7 @@ void cv_store_close(struct cv_store_entry *e)
 {
 	if (!e)
 		return;
-	/* Closing lockfd drops our record lock. */
+	/* Closing lockfd drops our lock (unless a child still holds a copy). */
 	cv_closep(&e->lockfd);
 	cv_closep(&e->dirfd);
 	free(e->root);
@@ -139,14 +139,18 @@ void cv_store_close(struct cv_store_entry *e)
 	free(e);
 }
 
-/* A POSIX record lock, not flock(): it belongs to this process (its file
- * table), so a child cloned while the entry is open, such as the container
- * process waiting for `start`, does not keep holding it; it goes away when
- * this process closes lockfd or exits. */
+/* An open file description lock (F_OFD_SETLKW): it belongs to this open
+ * of the lock file, so two threads of one process that each open the
+ * container exclude each other (a POSIX record lock belongs to the process:
+ * a second thread would get it too, and the first close by either would
+ * drop it), and closing another fd of the file does not drop it. Every fd
+ * sharing the open file description holds it: a child cloned while the
+ * entry is open must close its copy of lockfd (the container process does
+ * at once) or execve (O_CLOEXEC). */
 static int lock_fd(int fd, const char *id, cv_error_t *err)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
-	while (fcntl(fd, F_SETLKW, &fl) < 0) {
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0, .l_pid = 0 };
+	while (fcntl(fd, F_OFD_SETLKW, &fl) < 0) {
 		if (errno != EINTR)
 			return cv_error_errno(err, "lock container \"%s\"", id);
 	}

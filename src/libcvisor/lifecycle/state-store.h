@@ -1,7 +1,8 @@
 /* The state store: one directory per container under the state root
  * (--root), mode 0700, holding state.json (written atomically) and a lock
- * file. Commands on one container serialize on its lock; different
- * containers proceed in parallel. */
+ * file. Commands on one container serialize on its lock, whether they run
+ * in different processes or in threads of one; different containers
+ * proceed in parallel. */
 #ifndef CVISOR_STATE_STORE_H
 #define CVISOR_STATE_STORE_H
 
@@ -23,15 +24,15 @@ struct cv_store_entry {
 	char *root;   /* state root */
 	char *id;
 	int dirfd;    /* O_PATH|O_DIRECTORY of <root>/<id> */
-	int lockfd;   /* write lock (fcntl F_SETLKW) held while the entry is open */
+	int lockfd;   /* write lock (F_OFD_SETLKW) held while the entry is open */
 };
-/* The lock is a POSIX record lock owned by this process: children cloned
- * without CLONE_FILES do not hold it (the container process may wait for
- * `start` without blocking other commands), and closing any fd of the lock
- * file in this process drops it, so never open the lock file elsewhere.
- * Ids longer than NAME_MAX (255) pass cv_store_validate_id but
- * cv_store_create refuses them with ENAMETOOLONG (they cannot name a
- * directory). */
+/* The lock is an open file description lock: each cv_store_create/open
+ * takes its own, so two threads of one process exclude each other as two
+ * processes do. A child that inherits lockfd (clone or fork without
+ * execve) holds the lock with us until it closes its copy: the container
+ * process closes it first thing. Ids longer than NAME_MAX (255) pass
+ * cv_store_validate_id but cv_store_create refuses them with ENAMETOOLONG
+ * (they cannot name a directory). */
 
 /* Creates <root>/<id> (root made 0700 if missing), takes its lock. Fails with
  * EEXIST and `container "ID" already exists` when it exists. */
