@@ -125,7 +125,7 @@ static void write_log_line(FILE *f, bool json, enum cv_log_level level, const ch
 	fflush(f);
 }
 
-static void log_sink(enum cv_log_level level, const char *msg, void *data)
+static void log_sink(int level, const char *msg, void *data)
 {
 	struct log_out *o = data;
 	if (o->file)

@@ -51,7 +51,7 @@ static int wait_status(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static void sink(enum cv_log_level level, const char *msg, void *data)
+static void sink(int level, const char *msg, void *data)
 {
 	(void)data;
 	fprintf(stderr, "fs-run: %s: %s\n", level == CV_LOG_WARNING ? "warning" : "debug", msg);

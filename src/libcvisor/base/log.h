@@ -1,6 +1,9 @@
 /* Library-side diagnostics. The library never writes to the terminal on its
  * own: warnings and debug lines go through a sink the caller installs (the
- * CLI routes them to stderr and --log in the chosen format). */
+ * CLI routes them to stderr and --log in the chosen format, a program
+ * embedding libcvisor sets it with cvisor_set_log_sink). Levels are ints
+ * so that a sink has the public callback's type (cvisor_log_fn). Safe from
+ * several threads: see log.c. */
 #ifndef CVISOR_LOG_H
 #define CVISOR_LOG_H
 
@@ -8,11 +11,13 @@
 
 enum cv_log_level { CV_LOG_ERROR = 0, CV_LOG_WARNING = 1, CV_LOG_INFO = 2, CV_LOG_DEBUG = 3 };
 
-typedef void (*cv_log_sink)(enum cv_log_level level, const char *msg, void *data);
+/* LEVEL is an enum cv_log_level. */
+typedef void (*cv_log_sink)(int level, const char *msg, void *data);
 
-void cv_log_set_sink(cv_log_sink sink, void *data, enum cv_log_level max_level);
-bool cv_log_enabled(enum cv_log_level level);
-void cv_log(enum cv_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Lines of a level <= max_level go to sink (NULL: nowhere). */
+void cv_log_set_sink(cv_log_sink sink, void *data, int max_level);
+bool cv_log_enabled(int level);
+void cv_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define cv_warn(...) cv_log(CV_LOG_WARNING, __VA_ARGS__)
 #define cv_debug(...)                                   \

@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,22 +45,25 @@ static void sleep_ms(long ms)
 
 int cv_cgroup_layout(enum cv_cgroup_layout *out, cv_error_t *err)
 {
-	static enum cv_cgroup_layout cached;
+	/* found once; threads finding it at the same time find the same */
+	static atomic_int cached;
+	enum cv_cgroup_layout layout = (enum cv_cgroup_layout)atomic_load_explicit(&cached, memory_order_relaxed);
 	struct statfs st;
 
-	if (cached) {
-		*out = cached;
+	if (layout) {
+		*out = layout;
 		return 0;
 	}
 	if (statfs(CGROUP_ROOT, &st) < 0)
 		return cv_error_errno(err, "statfs `%s`", CGROUP_ROOT);
 	if (st.f_type == CGROUP2_SUPER_MAGIC)
-		cached = CV_CGROUP_UNIFIED;
+		layout = CV_CGROUP_UNIFIED;
 	else if (statfs(UNIFIED_HYBRID, &st) == 0 && st.f_type == CGROUP2_SUPER_MAGIC)
-		cached = CV_CGROUP_HYBRID;
+		layout = CV_CGROUP_HYBRID;
 	else
-		cached = CV_CGROUP_LEGACY;
-	*out = cached;
+		layout = CV_CGROUP_LEGACY;
+	atomic_store_explicit(&cached, (int)layout, memory_order_relaxed);
+	*out = layout;
 	return 0;
 }
 

@@ -1132,7 +1132,8 @@ static int list_hierarchies(struct cg_hier **out, size_t *nout, cv_error_t *err)
 		char ctrl[256] = "";
 		if (!v2) {
 			size_t cl = 0;
-			for (char *tok = strtok(super, ","); tok; tok = strtok(NULL, ",")) {
+			char *save = NULL;
+			for (char *tok = strtok_r(super, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				if (strcmp(tok, "rw") == 0 || strcmp(tok, "ro") == 0 || strncmp(tok, "release_agent", 13) == 0 ||
 				    strcmp(tok, "clone_children") == 0 || strcmp(tok, "noprefix") == 0 ||
 				    strcmp(tok, "xattr") == 0 || strcmp(tok, "nsdelegate") == 0 ||
@@ -1234,7 +1235,8 @@ static int cgroup_attach_all(int rootfd, int destfd, const oci_mount *m, const s
 		if (!h[i].v2 && strchr(h[i].name, ',')) {
 			char names[256];
 			snprintf(names, sizeof names, "%s", h[i].name);
-			for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ","))
+			char *save = NULL;
+			for (char *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 				if (symlinkat(h[i].name, tmp, tok) < 0 && errno != EEXIST)
 					return cv_error_errno(err, "cgroup mount on `%s`: symlink `%s`", m->destination, tok);
 		}

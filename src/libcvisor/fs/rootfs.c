@@ -70,7 +70,10 @@ static bool leaves_shared(unsigned long prop)
 	return !(prop & MS_REC) || (prop & MS_SHARED);
 }
 
-static int rootfd = -1;
+/* The rootfs staged by stage_rootfs, until cv_rootfs_finalize takes it:
+ * the state of one root being set up, by one thread (the container process
+ * is single-threaded; threads of an embedding program never share one). */
+static _Thread_local int rootfd = -1;
 
 /* The annotation as MOUNT_ATTR_* bits (0 when absent); an unknown flag is an
  * error naming it. */

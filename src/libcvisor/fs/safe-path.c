@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static int sys_openat2(int dirfd, const char *path, int flags, mode_t mode, uint
 	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
 }
 
-static bool openat2_missing;
+static atomic_bool openat2_missing; /* learnt once, by any thread */
 
 int cv_path_clean(const char *in, char *out, size_t outlen)
 {
@@ -342,7 +343,9 @@ static int mkdir_open(int rootfd, const char *path, bool file, int depth, cv_err
 
 /* ---- procfs ---- */
 
-static int procfs_root = -1;
+/* Opened once, shared by every thread: the first to publish its fd wins,
+ * the others close theirs. */
+static atomic_int procfs_root = -1;
 
 static int check_fs(int fd, long magic)
 {
@@ -356,8 +359,9 @@ static int check_fs(int fd, long magic)
  * (fsopen), else a detached clone of /proc, else /proc itself. */
 static int open_procfs_root(cv_error_t *err)
 {
-	if (procfs_root >= 0)
-		return procfs_root;
+	int cached = atomic_load(&procfs_root);
+	if (cached >= 0)
+		return cached;
 	int fd = -1;
 	int fsfd = fsopen("proc", FSOPEN_CLOEXEC);
 	if (fsfd >= 0) {
@@ -376,7 +380,11 @@ static int open_procfs_root(cv_error_t *err)
 		close(fd);
 		return cv_error(err, -r, "`/proc` is not a procfs");
 	}
-	procfs_root = fd;
+	int expected = -1;
+	if (!atomic_compare_exchange_strong(&procfs_root, &expected, fd)) {
+		close(fd);
+		return expected;
+	}
 	return fd;
 }
 
@@ -385,11 +393,13 @@ int cv_procfs_root(cv_error_t *err)
 	return open_procfs_root(err);
 }
 
+/* Single-threaded callers only (the container process, after it changed
+ * its mount namespace): another thread may be using the fd. */
 void cv_procfs_reset(void)
 {
-	if (procfs_root >= 0)
-		close(procfs_root);
-	procfs_root = -1;
+	int fd = atomic_exchange(&procfs_root, -1);
+	if (fd >= 0)
+		close(fd);
 }
 
 int cv_procfs_open(const char *subpath, int flags, cv_error_t *err)

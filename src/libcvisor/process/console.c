@@ -123,7 +123,7 @@ int cv_console_relay(int master, int pidfd, cv_error_t *err)
 			(void)ioctl(master, TIOCSWINSZ, &ws);
 		sigemptyset(&mask);
 		sigaddset(&mask, SIGWINCH);
-		sigprocmask(SIG_BLOCK, &mask, NULL);
+		pthread_sigmask(SIG_BLOCK, &mask, NULL);
 		sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	}
 	bool in_open = true, exited = false;

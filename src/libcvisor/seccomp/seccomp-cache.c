@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,9 @@ struct cache_header {
 	uint32_t reserved;
 };
 
+/* The setting is process-wide and may change while another thread uses
+ * it: read and written under the lock, used as a copy. */
+static pthread_mutex_t cache_dir_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *cache_dir_override;
 static bool cache_dir_set;
 
@@ -49,24 +53,32 @@ int cv_seccomp_set_cache_dir(const char *dir)
 
 	if (dir && (copy = strdup(dir)) == NULL)
 		return -ENOMEM;
+	pthread_mutex_lock(&cache_dir_lock);
 	free(cache_dir_override);
 	cache_dir_override = copy;
 	cache_dir_set = true;
+	pthread_mutex_unlock(&cache_dir_lock);
 	return 0;
 }
 
 /* Explicit setting, else $CVISOR_SECCOMP_CACHE ("" disables), else
- * /run/cvisor/seccomp-cache for root; none otherwise. */
-static const char *cache_dir(void)
+ * /run/cvisor/seccomp-cache for root; none otherwise (or out of memory:
+ * the cache is only an optimisation). malloc'd. */
+static char *cache_dir(void)
 {
-	const char *env;
+	const char *env, *dir;
+	char *copy;
 
+	pthread_mutex_lock(&cache_dir_lock);
 	if (cache_dir_set)
-		return cache_dir_override && cache_dir_override[0] ? cache_dir_override : NULL;
-	env = getenv("CVISOR_SECCOMP_CACHE");
-	if (env)
-		return env[0] ? env : NULL;
-	return geteuid() == 0 ? "/run/cvisor/seccomp-cache" : NULL;
+		dir = cache_dir_override && cache_dir_override[0] ? cache_dir_override : NULL;
+	else if ((env = getenv("CVISOR_SECCOMP_CACHE")))
+		dir = env[0] ? env : NULL;
+	else
+		dir = geteuid() == 0 ? "/run/cvisor/seccomp-cache" : NULL;
+	copy = dir ? strdup(dir) : NULL;
+	pthread_mutex_unlock(&cache_dir_lock);
+	return copy;
 }
 
 /* ---- canonical key ---- */
@@ -208,7 +220,7 @@ static int open_cache_dir(const char *dir, bool create)
 
 int cv_seccomp_cache_lookup(const char *key, size_t key_len, struct cv_seccomp *f)
 {
-	const char *dir = cache_dir();
+	cleanup_free char *dir = cache_dir();
 	cleanup_close int dfd = -1, fd = -1;
 	cleanup_free char *data = NULL;
 	cleanup_free struct sock_filter *insns = NULL;
@@ -255,7 +267,7 @@ int cv_seccomp_cache_lookup(const char *key, size_t key_len, struct cv_seccomp *
 
 int cv_seccomp_cache_store(const char *key, size_t key_len, const struct cv_seccomp *f)
 {
-	const char *dir = cache_dir();
+	cleanup_free char *dir = cache_dir();
 	cleanup_close int dfd = -1;
 	cleanup_error cv_error_t e = NULL;
 	struct cache_header h = { .format = CACHE_FORMAT, .key_len = key_len, .flags = f->flags,
