@@ -19,8 +19,9 @@ PACKAGES=(
 	# build
 	build-essential autoconf automake libtool pkg-config
 	libyajl-dev libseccomp-dev libcap-dev libmount-dev
-	# tests (libsystemd-dev: the fake systemd of the D-Bus test)
-	bats busybox-static jq procps util-linux dbus libsystemd-dev strace
+	# tests (libsystemd-dev: the fake systemd of the D-Bus test; python3:
+	# libcvisor loaded through ctypes, tests/embed/test_embed.py)
+	bats busybox-static jq procps util-linux dbus libsystemd-dev strace python3
 	# fuzzing
 	clang
 	# reference runtimes and engines

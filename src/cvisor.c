@@ -1,6 +1,8 @@
 /* cvisor: main. Parses the global flags (runc's), routes library diagnostics
  * to stderr or --log, dispatches to src/cmd/<verb>.c, and is the one place
- * that prints errors. */
+ * that prints errors. Run by a program embedding libcvisor as its helper
+ * (lifecycle/helper.h), it reports diagnostics and the error to that
+ * program instead of printing them. */
 #include "config.h"
 
 #include <errno.h>
@@ -16,6 +18,7 @@
 
 #include "cleanup.h"
 #include "cmd.h"
+#include "lifecycle/helper.h"
 #include "log.h"
 #include "oci/json.h"
 #include "oci/spec.h"
@@ -66,6 +69,7 @@ struct log_out {
 	FILE *file;
 	bool json;
 	bool to_stderr; /* warnings/debug go to stderr when there is no --log */
+	bool helper;    /* ... or to the program that runs us as its helper */
 };
 
 static const char *level_name(enum cv_log_level l)
@@ -128,9 +132,11 @@ static void write_log_line(FILE *f, bool json, enum cv_log_level level, const ch
 static void log_sink(int level, const char *msg, void *data)
 {
 	struct log_out *o = data;
+	if (o->helper)
+		cv_helper_log(level, msg, NULL);
 	if (o->file)
 		write_log_line(o->file, o->json, level, msg);
-	else if (o->to_stderr)
+	else if (o->to_stderr && !o->helper)
 		fprintf(stderr, "cvisor: %s: %s\n", level_name(level), msg);
 }
 
@@ -239,6 +245,10 @@ int main(int argc, char **argv)
 	bool exit_now = false;
 	int status = 1;
 
+	int helper = cv_helper_serve(&err);
+	if (helper < 0)
+		goto fail;
+	out.helper = helper > 0;
 	cv_log_set_sink(log_sink, &out, CV_LOG_WARNING);
 	if (parse_globals(&cli, argc, argv, &exit_now, &err) < 0)
 		goto fail;
@@ -281,7 +291,10 @@ fail:
 	if (err) {
 		const char *msg = err->msg ? err->msg : "unknown error";
 		/* A usage error before any verb points at the global help. */
-		fprintf(stderr, "cvisor: %s\n", msg);
+		if (out.helper)
+			cv_helper_fail(err);
+		else
+			fprintf(stderr, "cvisor: %s\n", msg);
 		if (out.file)
 			write_log_line(out.file, out.json, CV_LOG_ERROR, msg);
 	}
@@ -289,5 +302,7 @@ done:
 	fflush(stdout);
 	if (out.file)
 		fclose(out.file);
+	if (out.helper)
+		cv_helper_exit(status);
 	return status;
 }

@@ -1,5 +1,6 @@
 # Each test area owns its own fragment.
 include tests/unit/local.mk
+include tests/embed/local.mk
 include tests/fuzz/local.mk
 include tests/integration/local.mk
 include tests/lint/local.mk

@@ -11,6 +11,7 @@ enum {
 	CREATE_OPT_NO_PIVOT,
 	CREATE_OPT_NO_NEW_KEYRING,
 	CREATE_OPT_PRESERVE_FDS,
+	CREATE_OPT_CONFIG,
 };
 
 #define CREATE_FLAGS_OPTIONS                                                              \
@@ -20,10 +21,12 @@ enum {
 	{ "pidfd-socket", required_argument, NULL, CREATE_OPT_PIDFD_SOCKET },           \
 	{ "no-pivot", no_argument, NULL, CREATE_OPT_NO_PIVOT },                         \
 	{ "no-new-keyring", no_argument, NULL, CREATE_OPT_NO_NEW_KEYRING },             \
-	{ "preserve-fds", required_argument, NULL, CREATE_OPT_PRESERVE_FDS }
+	{ "preserve-fds", required_argument, NULL, CREATE_OPT_PRESERVE_FDS },           \
+	{ "config", required_argument, NULL, CREATE_OPT_CONFIG }
 
 #define CREATE_FLAGS_HELP                                                                          \
 	"  -b, --bundle DIR          the bundle: config.json and the rootfs (default: current directory)\n" \
+	"  --config FILE             the configuration (default: config.json in the bundle)\n"       \
 	"  --pid-file FILE           write the container process's pid to FILE\n"                    \
 	"  --console-socket PATH     send the pseudo-terminal's master fd over this unix socket\n"    \
 	"  --pidfd-socket PATH       send a pidfd of the container process over this unix socket\n"  \
@@ -39,6 +42,7 @@ static inline int create_flag(struct cv_cli *cli, int c, struct cvisor_create_op
 	long n;
 	switch (c) {
 	case 'b': o->bundle = optarg; return 0;
+	case CREATE_OPT_CONFIG: o->config_path = optarg; return 0;
 	case CREATE_OPT_PID_FILE: o->pid_file = optarg; return 0;
 	case CREATE_OPT_CONSOLE_SOCKET: o->console_socket = optarg; return 0;
 	case CREATE_OPT_PIDFD_SOCKET: o->pidfd_socket = optarg; return 0;

@@ -50,7 +50,7 @@ int cmd_run(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	}
 	if (cli_nargs(cli, argc, argv, 1, 1, "container id", err) < 0)
 		return -1;
-	if (cvisor_run(&cli->ctx, argv[optind], &o, detach, &status, err) < 0)
+	if (cvisor_container_run(&cli->ctx, argv[optind], &o, detach, &status, err) < 0)
 		return -1;
 	return detach ? 0 : status;
 }

@@ -1,10 +1,65 @@
 /* libcvisor: the public, stable C API of the cvisor OCI runtime.
  *
- * ABI rules: option structs start with `struct_size` (set it to sizeof the
- * struct you were compiled with); new fields are only ever appended. Every
- * fallible call returns 0 on success or a negative errno-style value on
- * failure and then sets *err, which the caller releases with
- * cvisor_error_free(). Nothing here prints to the terminal. */
+ * Results: every fallible call returns 0 on success or a negative errno-style
+ * value on failure and then sets *err (when err is not NULL), which the
+ * caller releases with cvisor_error_free(). Strings and arrays the library
+ * returns are released with cvisor_free(). Nothing here prints to the
+ * terminal: diagnostics go to the sink of cvisor_set_log_sink().
+ *
+ * Options structs (cvisor_context and every cvisor_*_options) start with
+ * `struct_size`: set it to sizeof the struct you were compiled with. New
+ * fields are only ever appended, so a program built against an older header
+ * keeps working (the fields it does not know read as zero). A struct_size
+ * smaller than the first published version of the struct (0 included) is
+ * EINVAL; one larger than this library knows is accepted only when the bytes
+ * it does not know are all zero, else E2BIG (an option this library cannot
+ * honour is never silently dropped). A NULL options pointer means every
+ * field zero; a NULL context means the defaults below.
+ *
+ * Programs embedding the library. create, run and exec put a process of the
+ * runtime inside the container until it executes the container's program,
+ * so the runtime's image must be one no container can write
+ * (CVE-2019-5736). The cvisor binary re-executes itself from a sealed or
+ * read-only image; a program that merely loads libcvisor (python3, whose
+ * binary is writable, for one) cannot. So in any process other than the
+ * cvisor binary these three calls run the cvisor binary, the *helper*, with
+ * the equivalent command line: the helper protects itself as the command
+ * does, and the calling program is never visible from a container. The
+ * helper is, in this order: cvisor_context.helper_path, the environment
+ * variable CVISOR_HELPER (ignored in set-uid programs), or the cvisor
+ * installed next to this library (`$(bindir)/cvisor` of the build). Its
+ * errors come back as if the call had failed in-process (the same errno and
+ * message), its warnings through the log sink, and run's and exec's exit
+ * status as *exit_status. The helper inherits the caller's stdio (the
+ * container's program does, as with the command), working directory and
+ * environment, minus LISTEN_FDS, LISTEN_PID and LISTEN_FDNAMES (socket
+ * activation meant for the caller, not a container); the fds 3 .. 3+N-1 of
+ * preserve_fds = N are passed on even when they are close-on-exec in the
+ * caller. Every other call runs in-process.
+ *
+ * The calling process is not changed: no signal handler, signal mask,
+ * dumpable, subreaper or other prctl setting, environment variable or fd of
+ * the caller is altered or left behind, and the library never waits for a
+ * child it did not start. The helper is not even the caller's child: a
+ * short-lived intermediate (exit signal 0, reaped at once) starts it and
+ * leaves it to init, and the library follows it through a pidfd, so a
+ * SIGCHLD handler or a waitpid(-1) loop of the caller never sees it. (A
+ * caller that made itself a child subreaper inherits it, as it inherits the
+ * container processes `create` leaves, and reaps it like them.)
+ *
+ * Threads: every call may be made from several threads at once, on different
+ * containers or on the same one (commands on one container take its lock in
+ * turn, as concurrent cvisor commands do; the lock is an open file
+ * description lock, so threads of one process exclude each other too).
+ * Errors are per call. cvisor_set_log_sink() may be called at any time; see
+ * there.
+ *
+ * Cancellation: create, run, exec and events take a `cancel_fd` (> 0; 0,
+ * the zeroed default, means none): an fd the caller makes readable (an
+ * eventfd written to, a pipe written to or closed) to cancel the call from
+ * another thread. The call then kills what it started, removes what it made
+ * and returns -ECANCELED (see each call). In the cvisor binary, where these
+ * calls run in-process, a cancel_fd is refused (EINVAL). */
 #ifndef CVISOR_H
 #define CVISOR_H
 
@@ -26,12 +81,39 @@ void cvisor_error_free(cvisor_error *err);
 
 const char *cvisor_version(void);
 
+/* Releases a string or array the library returned (state JSON, stats JSON,
+ * pids). NULL is ignored. */
+void cvisor_free(void *ptr);
+
+/* Diagnostics: warnings (a poststop hook that failed, a cgroup that could
+ * not be removed ...), and debug lines when max_level is CVISOR_LOG_DEBUG.
+ * `sink` gets every line of a level <= max_level, one line a call, without
+ * a trailing newline; it is called from the thread making the library call
+ * that logs (several at once when several threads make calls), and must not
+ * call cvisor_set_log_sink(). Once cvisor_set_log_sink() returns, the
+ * previous sink is not running and is not called again, so its userdata may
+ * be freed. NULL (the default) drops everything. Errors are not logged:
+ * they are returned. */
+enum cvisor_log_level {
+	CVISOR_LOG_ERROR = 0,
+	CVISOR_LOG_WARNING = 1,
+	CVISOR_LOG_INFO = 2,
+	CVISOR_LOG_DEBUG = 3,
+};
+typedef void (*cvisor_log_fn)(int level, const char *message, void *userdata);
+void cvisor_set_log_sink(cvisor_log_fn sink, void *userdata, int max_level);
+
 /* Global settings, the runc global flags. */
 struct cvisor_context {
 	size_t struct_size;
 	const char *state_root;  /* --root; NULL = /run/cvisor (root) or $XDG_RUNTIME_DIR/cvisor */
 	bool systemd_cgroup;     /* --systemd-cgroup */
 	int rootless;            /* --rootless: -1 auto, 0 false, 1 true */
+	/* appended in 0.1.0: */
+	const char *helper_path; /* the cvisor binary that create/run/exec run
+				  * in a program embedding the library (see
+				  * above); NULL = $CVISOR_HELPER, else the
+				  * installed one. Unused in the cvisor binary. */
 };
 
 struct cvisor_create_options {
@@ -45,20 +127,25 @@ struct cvisor_create_options {
 	bool no_pivot;
 	bool no_new_keyring;
 	bool keep;                  /* run: keep the container (stopped) after it exits */
+	/* appended in 0.1.0: */
+	int cancel_fd;              /* > 0: cancels create or run (see the top) */
 };
 
-/* create: the container process is left blocked before execve. */
+/* create: the container process is left blocked before execve. Cancelled
+ * (cancel_fd), the container is deleted once its creation finished. */
 int cvisor_create(const struct cvisor_context *ctx, const char *id,
 		  const struct cvisor_create_options *opts, cvisor_error **err);
 int cvisor_start(const struct cvisor_context *ctx, const char *id, cvisor_error **err);
 
-/* run: create + start; unless `detach`, waits for the process and stores its
- * exit status (128+signal when killed) in *exit_status, then deletes the
- * container. Without a console socket and with process.terminal, the
- * caller's terminal is used. */
-int cvisor_run(const struct cvisor_context *ctx, const char *id,
-	       const struct cvisor_create_options *opts, bool detach,
-	       int *exit_status, cvisor_error **err);
+/* run (`cvisor run`): create + start; unless `detach`, waits for the
+ * process and stores its exit status (128+signal when killed) in
+ * *exit_status, then deletes the container (unless opts->keep). Without a
+ * console socket and with process.terminal, the caller's terminal is used.
+ * Cancelled (cancel_fd), the container's process is killed as soon as it
+ * exists and the container deleted, keep or not. */
+int cvisor_container_run(const struct cvisor_context *ctx, const char *id,
+			 const struct cvisor_create_options *opts, bool detach,
+			 int *exit_status, cvisor_error **err);
 
 int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal,
 		bool all, cvisor_error **err);
@@ -67,7 +154,7 @@ int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal,
 int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force,
 		  cvisor_error **err);
 
-/* The runtime-spec state JSON of one container (malloc'd). */
+/* The runtime-spec state JSON of one container (cvisor_free). */
 int cvisor_state_json(const struct cvisor_context *ctx, const char *id,
 		      char **json, cvisor_error **err);
 
@@ -102,14 +189,19 @@ struct cvisor_exec_options {
 	int preserve_fds;
 	const char *apparmor;
 	const char *process_label;
+	/* appended in 0.1.0: */
+	int cancel_fd;              /* > 0: cancels the exec (see the top) */
 };
+/* exec (`cvisor exec`): unless opts->detach, waits for the process and
+ * stores its exit status in *exit_status. Cancelled (cancel_fd), the
+ * process is killed as soon as it exists (the container goes on). */
 int cvisor_exec(const struct cvisor_context *ctx, const char *id,
 		const struct cvisor_exec_options *opts, int *exit_status,
 		cvisor_error **err);
 
 int cvisor_pause(const struct cvisor_context *ctx, const char *id, cvisor_error **err);
 int cvisor_resume(const struct cvisor_context *ctx, const char *id, cvisor_error **err);
-/* Host pids of every process in the container's cgroup (malloc'd). */
+/* Host pids of every process in the container's cgroup (cvisor_free). */
 int cvisor_pids(const struct cvisor_context *ctx, const char *id, pid_t **pids,
 		size_t *n, cvisor_error **err);
 
@@ -132,7 +224,7 @@ struct cvisor_update_options {
 int cvisor_update(const struct cvisor_context *ctx, const char *id,
 		  const struct cvisor_update_options *opts, cvisor_error **err);
 
-/* One statistics event in runc's schema (malloc'd, no trailing newline):
+/* One statistics event in runc's schema (cvisor_free; no trailing newline):
  * {"type":"stats","id":ID,"data":{"cpu":...,"memory":...,"pids":...,
  * "blkio":...,"hugetlb":...}}. */
 int cvisor_stats(const struct cvisor_context *ctx, const char *id, char **json,
@@ -140,12 +232,14 @@ int cvisor_stats(const struct cvisor_context *ctx, const char *id, char **json,
 
 /* events: calls `cb` with one JSON event line at a time (a stats event every
  * interval, an {"type":"oom","id":ID} event per OOM) until the container
- * stops (returns 0) or cb returns < 0 (returns that value). The container is
- * not locked meanwhile. */
+ * stops (returns 0), cb returns < 0 (returns that value) or the call is
+ * cancelled (-ECANCELED). The container is not locked meanwhile. */
 typedef int (*cvisor_event_cb)(const char *json, void *userdata);
 struct cvisor_events_options {
 	size_t struct_size;
 	uint64_t interval_ms; /* 0 = 5000 */
+	/* appended in 0.1.0: */
+	int cancel_fd;        /* > 0: cancels the call (see the top) */
 };
 int cvisor_events(const struct cvisor_context *ctx, const char *id,
 		  const struct cvisor_events_options *opts, cvisor_event_cb cb,

@@ -228,6 +228,49 @@ guard_cvisor() {
 	"$CV_TMP/cvisor-copy" --root "$CV_ROOT" "$@"
 }
 
+# A startContainer hook runs in the container while the runtime's child is
+# still its pid 1; it holds every capability, CAP_SYS_PTRACE included. It
+# opens pid 1's image and its fds that name the runtime, and writes through
+# them once the test writes /go (guard_go).
+guard_ptrace_attack() {
+	cat >rootfs/bin/grab <<'SH'
+#!/bin/sh
+(
+	exec 3</proc/1/exe || { echo NOOPEN >/out; exit 0; }
+	echo "pid 1 runs $(readlink /proc/1/exe)" >/out
+	for f in /proc/1/fd/*; do
+		case "$(readlink $f)" in *cvisor*|/memfd:*) ;; *) continue ;; esac
+		if (echo PWNED >>"$f") 2>/dev/null; then echo "WROTE fd $(readlink $f)" >>/out; fi
+	done
+	# the test writes /go once no host process maps the binary any more:
+	# before that a write fails with ETXTBSY even without protection
+	while [ ! -e /go ]; do sleep 0.05; done
+	if echo PWNED >>/proc/self/fd/3 2>>/out; then echo WROTE >>/out; exit 0; fi
+	echo DENIED >>/out
+) </dev/null >/dev/null 2>&1 &
+SH
+	chmod +x rootfs/bin/grab
+	update_config '.root.readonly = false | .process.args = ["sleep", "100"]
+		| .process.capabilities.bounding += ["CAP_SYS_PTRACE"]
+		| .process.capabilities.effective += ["CAP_SYS_PTRACE"]
+		| .process.capabilities.permitted += ["CAP_SYS_PTRACE"]
+		| .hooks.startContainer = [{"path": "/bin/grab"}]'
+}
+
+# Once no process executes the binary (or a copy of it, or the images
+# given), lets the attack write; waits for its outcome in rootfs/out.
+guard_go() {
+	local i pattern=(-e "$CV_TMP/cvisor-copy" -e "/memfd:")
+	for i in "$@"; do pattern+=(-e "$i"); done
+	for i in $(seq 1 100); do
+		grep -qs "${pattern[@]}" /proc/[0-9]*/maps 2>/dev/null || break
+		sleep 0.05
+	done
+	: >rootfs/go
+	for i in $(seq 1 80); do grep -qE "DENIED|WROTE|NOOPEN" rootfs/out 2>/dev/null && break; sleep 0.1; done
+	cat rootfs/out
+}
+
 @test "CVE-2019-5736: a #!/proc/self/exe program cannot write the runtime binary" {
 	guard_setup
 	# the interpreter (the runtime's image) opens its log, a FIFO: it waits
@@ -275,48 +318,59 @@ SH
 	guard_cvisor delete -f "$CV_ID"
 }
 
+@test "CVE-2019-5736: a program embedding libcvisor (a writable binary) is never reachable from the container" {
+	local embed="$CVISOR_BUILDDIR/tests/embed/embed-test"
+	[ -x "$embed" ] || skip "tests/embed/embed-test not built (make check builds it)"
+	guard_setup
+	# the embedding program: a writable copy, its libcvisor.so found by its
+	# run path in the build tree
+	cp "$embed" "$CV_TMP/embedder"
+	local lib embed_sum lib_sum
+	lib="$(ldd "$CV_TMP/embedder" | awk '/libcvisor/ { print $3 }')"
+	[ -n "$lib" ]
+	embed_sum=$(sha256sum <"$CV_TMP/embedder")
+	lib_sum=$(sha256sum <"$lib")
+	# the next test's attack: had the library cloned the embedding program
+	# into the container, pid 1 would be that program, and writable
+	guard_ptrace_attack
+	"$CV_TMP/embedder" cli "$CV_ROOT" "$CV_TMP/cvisor-copy" run-detach "$CV_ID" "$PWD" </dev/null >/dev/null 2>&1
+	guard_go "$CV_TMP/embedder"
+	run grep -c -e embedder -e libcvisor rootfs/out
+	[ "$output" = 0 ]
+	run grep -c WROTE rootfs/out
+	[ "$output" = 0 ]
+	grep -q DENIED rootfs/out
+	[ "$(sha256sum <"$CV_TMP/embedder")" = "$embed_sum" ]
+	[ "$(sha256sum <"$lib")" = "$lib_sum" ]
+	[ "$(sha256sum <"$CV_TMP/cvisor-copy")" = "$GUARD_SUM" ]
+	"$CV_TMP/embedder" cli "$CV_ROOT" "$CV_TMP/cvisor-copy" delete "$CV_ID"
+}
+
 @test "CVE-2019-5736: with CAP_SYS_PTRACE and no user namespace, /proc/PID/exe and fds of the runtime are not writable" {
 	guard_setup
-	# a startContainer hook runs in the container while the runtime's child
-	# is still its pid 1; it holds every capability, CAP_SYS_PTRACE included
-	cat >rootfs/bin/grab <<'SH'
-#!/bin/sh
-(
-	exec 3</proc/1/exe || { echo NOOPEN >/out; exit 0; }
-	: >/out
-	for f in /proc/1/fd/*; do
-		case "$(readlink $f)" in *cvisor*|/memfd:*) ;; *) continue ;; esac
-		if (echo PWNED >>"$f") 2>/dev/null; then echo "WROTE fd $(readlink $f)" >>/out; fi
-	done
-	# the test writes /go once no host process maps the binary any more:
-	# before that a write fails with ETXTBSY even without protection
-	while [ ! -e /go ]; do sleep 0.05; done
-	if echo PWNED >>/proc/self/fd/3 2>>/out; then echo WROTE >>/out; exit 0; fi
-	echo DENIED >>/out
-) </dev/null >/dev/null 2>&1 &
-SH
-	chmod +x rootfs/bin/grab
-	update_config '.root.readonly = false | .process.args = ["sleep", "100"]
-		| .process.capabilities.bounding += ["CAP_SYS_PTRACE"]
-		| .process.capabilities.effective += ["CAP_SYS_PTRACE"]
-		| .process.capabilities.permitted += ["CAP_SYS_PTRACE"]
-		| .hooks.startContainer = [{"path": "/bin/grab"}]'
+	guard_ptrace_attack
 	guard_cvisor create "$CV_ID"
 	guard_cvisor start "$CV_ID"
-	# wait until no process executes the binary (or a copy of it)
-	local i
-	for i in $(seq 1 100); do
-		grep -qs -e "$CV_TMP/cvisor-copy" -e "/memfd:" /proc/[0-9]*/maps 2>/dev/null || break
-		sleep 0.05
-	done
-	: >rootfs/go
-	for i in $(seq 1 80); do grep -qE "DENIED|WROTE|NOOPEN" rootfs/out 2>/dev/null && break; sleep 0.1; done
-	cat rootfs/out
+	guard_go
 	run grep -c WROTE rootfs/out
 	[ "$output" = 0 ]
 	grep -q DENIED rootfs/out
 	[ "$(sha256sum <"$CV_TMP/cvisor-copy")" = "$GUARD_SUM" ]
 	guard_cvisor delete -f "$CV_ID"
+}
+
+@test "create and run --config read another file than the bundle's config.json" {
+	update_config '.process.args = ["sh", "-c", "exit 4"]'
+	jq '.process.args = ["sh", "-c", "exit 6"]' config.json >"$CV_TMP/other.json"
+	run cvisor run --config "$CV_TMP/other.json" "$CV_ID"
+	[ "$status" -eq 6 ]
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 4 ]
+	run cvisor create --config "$CV_TMP/missing.json" "$CV_ID"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$CV_TMP/missing.json"* ]]
+	run cvisor list -q
+	[ -z "$output" ]
 }
 
 @test "run --keep leaves the container stopped until delete, which runs poststop and removes it" {

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "cleanup.h"
 #include "clock.h"
 #include "cvisor.h"
+#include "lifecycle/abi.h"
 #include "log.h"
 #include "oci/resources.h"
 #include "oci/stats.h"
@@ -158,25 +160,25 @@ static int resources_from_flags(const struct cvisor_update_options *o, oci_resou
 }
 
 int cvisor_update(const struct cvisor_context *ctx, const char *id,
-		  const struct cvisor_update_options *opts, cvisor_error **err)
+		  const struct cvisor_update_options *given, cvisor_error **err)
 {
 	cleanup_container struct cv_container *c = NULL;
 	cleanup_oci_resources oci_resources *res = NULL;
+	struct cvisor_update_options o, *opts = &o;
 	struct cv_cgroup *cg;
 	const char *status;
 	int r;
 
-	if (!opts || opts->struct_size < offsetof(struct cvisor_update_options, resources_name))
+	if (!given)
 		return cv_error_plain(err, EINVAL, "update: no options given");
-	bool full = opts->struct_size >= sizeof(*opts);
+	if ((r = cv_abi_update_options(given, &o, err)) < 0)
+		return r;
 	if (opts->resources_json) {
-		const char *name = full && opts->resources_name ? opts->resources_name : "resources";
+		const char *name = opts->resources_name ? opts->resources_name : "resources";
 		r = oci_resources_parse(opts->resources_json, opts->resources_json_len, name, &res, err);
 		if (r < 0)
 			return r;
 	} else {
-		if (!full)
-			return cv_error_plain(err, EINVAL, "update: no resources given");
 		if (!(res = calloc(1, sizeof(*res))))
 			return cv_error(err, ENOMEM, "update");
 		if ((r = resources_from_flags(opts, res, err)) < 0)
@@ -226,12 +228,18 @@ int cvisor_events(const struct cvisor_context *ctx, const char *id,
 	cleanup_cgroup struct cv_cgroup *cg = NULL;
 	cleanup_cgroup_oom struct cv_cgroup_oom *oom = NULL;
 	cleanup_close int pidfd = -1;
-	cleanup_free char *cid = strdup(id);
-	uint64_t interval = opts && opts->struct_size >= sizeof(*opts) && opts->interval_ms ?
-				    opts->interval_ms : 5000;
+	cleanup_free char *cid = NULL;
+	struct cvisor_events_options o;
 	int r;
 
-	if (!cid)
+	if ((r = cv_abi_events_options(opts, &o, err)) < 0)
+		return r;
+	if (!cb)
+		return cv_error(err, EINVAL, "events: a callback is required");
+	if (o.cancel_fd > 0 && fcntl(o.cancel_fd, F_GETFD) < 0)
+		return cv_error(err, EBADF, "events: cancel_fd %d is not open", o.cancel_fd);
+	uint64_t interval = o.interval_ms ? o.interval_ms : 5000;
+	if (!(cid = strdup(id ? id : "")))
 		return cv_error(err, ENOMEM, "events");
 	{
 		/* Take what the loop needs, then drop the container's lock so
@@ -256,16 +264,19 @@ int cvisor_events(const struct cvisor_context *ctx, const char *id,
 
 	uint64_t next = cv_now_ms() + interval;
 	for (;;) {
-		struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN }, { .fd = -1, .events = POLLIN } };
+		struct pollfd p[3] = { { .fd = pidfd, .events = POLLIN }, { .fd = -1, .events = POLLIN },
+				       { .fd = o.cancel_fd > 0 ? o.cancel_fd : -1, .events = POLLIN } };
 		if (oom)
 			p[1].fd = cv_cgroup_oom_fd(oom);
 		uint64_t now = cv_now_ms(), wait = next > now ? next - now : 0;
-		int n = poll(p, 2, wait > 1000000000 ? 1000000000 : (int)wait);
+		int n = poll(p, 3, wait > 1000000000 ? 1000000000 : (int)wait);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return cv_error_errno(err, "events: poll");
 		}
+		if (p[2].revents)
+			return cv_error_plain(err, ECANCELED, "events: cancelled");
 		if (oom && (p[1].revents & POLLIN)) {
 			uint64_t count;
 			if (cv_cgroup_oom_read(oom, &count, err) < 0)

@@ -13,8 +13,9 @@
 #include "cvisor.h"
 #include "lifecycle/create.h"
 #include "lifecycle/status.h"
+#include "log.h"
 
-/* The public accessors of base's error objects. */
+/* The public accessors of base's error objects and log sink. */
 const char *cvisor_error_message(const struct cv_error_s *err)
 {
 	return err && err->msg ? err->msg : "unknown error";
@@ -33,6 +34,20 @@ void cvisor_error_free(struct cv_error_s *err)
 const char *cvisor_version(void)
 {
 	return PACKAGE_VERSION;
+}
+
+void cvisor_free(void *ptr)
+{
+	free(ptr);
+}
+
+/* base's sink has the public callback's type, and the same levels. */
+_Static_assert((int)CVISOR_LOG_ERROR == (int)CV_LOG_ERROR && (int)CVISOR_LOG_WARNING == (int)CV_LOG_WARNING &&
+		       (int)CVISOR_LOG_INFO == (int)CV_LOG_INFO && (int)CVISOR_LOG_DEBUG == (int)CV_LOG_DEBUG,
+	       "public and internal log levels differ");
+void cvisor_set_log_sink(cvisor_log_fn sink, void *userdata, int max_level)
+{
+	cv_log_set_sink(sink, userdata, max_level);
 }
 
 int cvisor_state_json(const struct cvisor_context *ctx, const char *id, char **json,

@@ -34,6 +34,7 @@
 #include "io.h"
 #include "unix-socket.h"
 #include "lifecycle/exe-guard.h"
+#include "lifecycle/helper.h"
 #include "lifecycle/hooks.h"
 #include "log.h"
 #include "process/namespaces.h"
@@ -480,8 +481,9 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	bool handshake = (plan.new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !early || (!into_cgroup && ufd >= 0);
 	if (pid == 0) {
 		close(sock_parent);
-		/* The store lock is a flock on an open file: holding a copy of its
-		 * fd would keep every later command on this container waiting. */
+		/* The store lock is an open file description lock: holding a
+		 * copy of its fd would keep every later command on this
+		 * container waiting. */
 		if (c->entry)
 			close(c->entry->lockfd);
 		/* A host directory: the child never needs it (exec.fifo comes
@@ -735,8 +737,8 @@ static void launch_release(struct launch *L)
 	oci_spec_free(L->spec);
 }
 
-int cvisor_create(const struct cvisor_context *ctx, const char *id,
-		  const struct cvisor_create_options *opts, cvisor_error **err)
+int cv_create(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
+	      cv_error_t *err)
 {
 	struct launch L = { .opts = opts, .pidfd = -1, .sync_fd = -1, .console_master = -1 };
 	int r = launch(ctx, id, &L, err);
@@ -857,7 +859,7 @@ int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err)
 	sigemptyset(&mask);
 	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
 		sigaddset(&mask, fwd[i]);
-	sigprocmask(SIG_BLOCK, &mask, &old);
+	pthread_sigmask(SIG_BLOCK, &mask, &old);
 	cleanup_close int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	for (;;) {
 		struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
@@ -874,7 +876,7 @@ int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err)
 				(void)syscall(SYS_pidfd_send_signal, pidfd, (int)si.ssi_signo, NULL, 0);
 		}
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	int status;
 	pid_t w;
 	do
@@ -911,9 +913,8 @@ static int start_launched(struct launch *L, void (*while_exec)(void *), void *ar
 	return 0;
 }
 
-int cvisor_run(const struct cvisor_context *ctx, const char *id,
-	       const struct cvisor_create_options *opts, bool detach, int *exit_status,
-	       cvisor_error **err)
+int cv_run(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts, bool detach,
+	   int *exit_status, cv_error_t *err)
 {
 	struct launch L = { .opts = opts, .run_mode = true, .detach = detach, .pidfd = -1, .sync_fd = -1,
 			    .console_master = -1 };
@@ -926,6 +927,7 @@ int cvisor_run(const struct cvisor_context *ctx, const char *id,
 	r = start_launched(&L, NULL, NULL, err);
 	if (r < 0)
 		goto destroy;
+	cv_helper_announce(L.pid, L.pidfd);
 	if (detach) {
 		r = 0;
 		goto out;
@@ -942,8 +944,7 @@ int cvisor_run(const struct cvisor_context *ctx, const char *id,
 	if (r < 0)
 		goto out;
 	/* --keep: left stopped, with its cgroup and state, for `delete`. */
-	if (opts && opts->struct_size >= offsetof(struct cvisor_create_options, keep) + sizeof(bool) &&
-	    opts->keep)
+	if (opts && opts->keep)
 		goto out;
 	{
 		cleanup_container struct cv_container *c = NULL;

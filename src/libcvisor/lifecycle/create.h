@@ -10,6 +10,15 @@
 #include "error.h"
 #include "lifecycle/status.h"
 
+/* The in-process create, run and exec behind the public calls (entry.c),
+ * for the cvisor binary; options already checked (abi.h). */
+int cv_create(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
+	      cv_error_t *err);
+int cv_run(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts, bool detach,
+	   int *exit_status, cv_error_t *err);
+int cv_exec(const struct cvisor_context *ctx, const char *id, const struct cvisor_exec_options *opts,
+	    int *exit_status, cv_error_t *err);
+
 /* Removes every trace of a container whose process is gone or killed:
  * poststop hooks (warnings), cgroup, state directory (consumes c's entry).
  * SPEC is the container's config when the caller has it, else NULL to read

@@ -13,7 +13,8 @@
  *  - a container holding CAP_SYS_PTRACE in the initial user namespace
  *    opens /proc/PID/exe of the (non-dumpable) child directly.
  * Both end at the file behind /proc/PID/exe. So create, run, exec and do
- * re-execute themselves, from a constructor before main, from an image no
+ * re-execute themselves, from a constructor of the cvisor binary before
+ * main (exe-guard-init.c, linked into the binary only), from an image no
  * handle can write: a detached read-only bind mount of the binary (no copy;
  * needs CAP_SYS_ADMIN), else a sealed memfd copy (write, grow, shrink and
  * seal sealed: every write fails with EPERM). Nothing is done when
@@ -23,7 +24,12 @@
  * before the C library starts (src/exe-guard-early.c); this constructor then
  * finds the image safe, or tries again with the fallback. The cost is one
  * execve (~0.3 ms from the entry point; plus the copy on the memfd path);
- * the non-dumpable runtime remains as a second layer. */
+ * the non-dumpable runtime remains as a second layer.
+ *
+ * A program embedding the library has no such constructor: it cannot
+ * re-execute itself, and its own arguments are none of our business. Its
+ * create, run and exec run the cvisor binary instead (helper.c), which
+ * protects itself; cv_exe_guard_armed() tells the two apart. */
 #include "config.h"
 
 #include <errno.h>
@@ -131,17 +137,14 @@ static int reexec_sealed(char **argv)
 	return reexec_fd(mfd, argv);
 }
 
-/* glibc passes init functions the program's argc, argv and environment. In
- * the static cvisor binary on x86-64 the early entry point has done this
- * already, before the C library started (exe-guard-early.c): here the image
- * is then found safe at once. */
-__attribute__((constructor)) static void cv_exe_guard_init(int argc, char **argv, char **envp)
+void cv_exe_guard_protect(char **argv)
 {
-	(void)envp;
-	int saved = errno;
-	if (argv && cv_guard_verb_enters(argc, argv))
-		(void)reexec_sealed(argv);
-	errno = saved;
+	(void)reexec_sealed(argv);
+}
+
+bool cv_exe_guard_armed(void)
+{
+	return guard_errno >= 0;
 }
 
 int cv_exe_guard_check(cv_error_t *err)
@@ -150,8 +153,9 @@ int cv_exe_guard_check(cv_error_t *err)
 		return 0;
 	if (guard_errno > 0)
 		return cv_error(err, guard_errno, "protect the runtime binary (CVE-2019-5736): %s", guard_step);
-	/* Not set up before main (a program embedding libcvisor): accept only
-	 * an image that is already safe. */
+	/* Not set up before main: a program embedding libcvisor, whose calls
+	 * entering a container run the helper and never get here. Should one
+	 * get here all the same, accept only an image that is already safe. */
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cv_error_errno(err, "protect the runtime binary (CVE-2019-5736): open /proc/self/exe");

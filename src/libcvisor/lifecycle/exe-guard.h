@@ -56,6 +56,16 @@ static inline bool cv_guard_verb_enters(int argc, char *const *argv)
 	return false;
 }
 
+/* The re-execution from a protected image, for the cvisor binary's
+ * constructor (exe-guard-init.c) when ARGV runs a verb that enters a
+ * container: returns only when the image is already safe or the step
+ * failed (cv_exe_guard_check reports it). */
+void cv_exe_guard_protect(char **argv);
+/* Whether this process is the cvisor binary running such a verb, its image
+ * protected or the attempt recorded; false in a program embedding the
+ * library, whose container-entering calls go through the helper. */
+bool cv_exe_guard_armed(void);
+
 /* 0 when the running image cannot be written through /proc/PID/exe (a
  * sealed memfd copy, or a file on a read-only mount); otherwise an error
  * saying why the guard could not be set up. Called by create, run and exec

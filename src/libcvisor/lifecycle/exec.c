@@ -28,6 +28,7 @@
 #include "io.h"
 #include "unix-socket.h"
 #include "lifecycle/exe-guard.h"
+#include "lifecycle/helper.h"
 #include "process/namespaces.h"
 #include "process/process-attrs.h"
 #include "process/process.h"
@@ -232,8 +233,8 @@ static void oci_process_freep(oci_process **p)
 		oci_process_free(*p);
 }
 
-int cvisor_exec(const struct cvisor_context *ctx, const char *id,
-		const struct cvisor_exec_options *opts, int *exit_status, cvisor_error **err)
+int cv_exec(const struct cvisor_context *ctx, const char *id, const struct cvisor_exec_options *opts,
+	    int *exit_status, cv_error_t *err)
 {
 	cleanup_container struct cv_container *c = NULL;
 	cleanup_spec oci_spec *spec = NULL;
@@ -482,6 +483,7 @@ restore_ns:
 	if (opts->pidfd_socket && (r = cv_fd_send_to_socket(opts->pidfd_socket, pidfd, "pidfd", err)) < 0)
 		goto fail;
 	cv_container_free(steal_pointer(&c));
+	cv_helper_announce(pid, pidfd);
 	if (opts->detach)
 		return 0;
 	if (master >= 0 && (r = cv_console_relay(master, pidfd, err)) < 0)

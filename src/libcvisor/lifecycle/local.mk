@@ -1,9 +1,14 @@
 # lifecycle: the container verbs of the public API (create, start, run,
 # exec, kill, delete, state, pause, update, events...): the state store
 # under --root, the container record and status, the hooks, the cgroup of a
-# container, and the CVE-2019-5736 guard that every verb entering a
-# container passes (exe-guard-early.c is linked into the binary only).
+# container, the CVE-2019-5736 guard that every verb entering a container
+# passes (exe-guard-early.c and exe-guard-init.c are linked into the binary
+# only), the ABI checks of the entry points and the helper that enters
+# containers for a program embedding the library.
 libcvisor_core_la_SOURCES += \
+	src/libcvisor/lifecycle/entry.c \
+	src/libcvisor/lifecycle/abi.c src/libcvisor/lifecycle/abi.h \
+	src/libcvisor/lifecycle/helper.c src/libcvisor/lifecycle/helper.h \
 	src/libcvisor/lifecycle/create.c src/libcvisor/lifecycle/create.h \
 	src/libcvisor/lifecycle/container.c src/libcvisor/lifecycle/container-cgroups.c \
 	src/libcvisor/lifecycle/exec.c \

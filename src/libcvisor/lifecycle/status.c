@@ -14,11 +14,18 @@
 #include "cleanup.h"
 #include "io.h"
 #include "cvisor.h"
+#include "lifecycle/abi.h"
 #include "lifecycle/status.h"
 
 int cv_context_root(const struct cvisor_context *ctx, char **out, cv_error_t *err)
 {
-	return cv_store_root(ctx ? ctx->state_root : NULL, out, err);
+	/* every call reads its context here first: its struct_size is checked
+	 * here (create, run and exec check it before, in entry.c) */
+	struct cvisor_context c;
+	int r = cv_abi_context(ctx, &c, err);
+	if (r < 0)
+		return r;
+	return cv_store_root(c.state_root, out, err);
 }
 
 int cv_proc_start_time(pid_t pid, bool zombie_ok, uint64_t *out)

@@ -1,4 +1,5 @@
-/* The parent/child protocol of create and exec: typed messages over a
+/* The parent/child protocol of create and exec (and of the helper's report
+ * to the library, lifecycle/helper.c): typed messages over a
  * SOCK_SEQPACKET socketpair, each optionally carrying one fd. A failing
  * child sends CV_SYNC_ERROR with its errno and message; the receiving side
  * turns it back into a cv_error_t, so every step's failure reaches the
@@ -17,10 +18,13 @@ enum cv_sync_type {
 	CV_SYNC_CONTINUE,    /* parent -> child: go on (payload: hook state JSON) */
 	CV_SYNC_HOOKS,       /* child -> parent: mounts done, run prestart/createRuntime */
 	CV_SYNC_CONSOLE,     /* child -> parent: pty master fd */
-	CV_SYNC_READY,       /* child -> parent: blocked before execve */
+	CV_SYNC_READY,       /* child -> parent: blocked before execve; helper -> library:
+			      * first message, errnum = the report protocol's version */
 	CV_SYNC_START,       /* parent -> child: exec now (run's fast path) */
-	CV_SYNC_PID,         /* exec's middle process -> parent: pid of the exec'd process */
+	CV_SYNC_PID,         /* helper -> library: errnum = pid, fd = a pidfd of the process run */
 	CV_SYNC_SECCOMP,     /* child -> parent: errnum = the seccomp listener fd number */
+	CV_SYNC_LOG,         /* helper -> library: errnum = level, payload = the line */
+	CV_SYNC_EXIT,        /* helper -> library, last: errnum = its exit status */
 };
 
 /* Payloads are bounded: the state JSON hooks read is the largest one. */

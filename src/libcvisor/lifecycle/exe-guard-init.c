@@ -1,0 +1,21 @@
+/* The exe-guard's constructor (see exe-guard.c), linked into the cvisor
+ * binary only: a program loading libcvisor keeps its own image and its own
+ * arguments are never read. */
+#include "config.h"
+
+#include <errno.h>
+
+#include "lifecycle/exe-guard.h"
+
+/* glibc passes init functions the program's argc, argv and environment. In
+ * the static cvisor binary on x86-64 the early entry point has done this
+ * already, before the C library started (exe-guard-early.c): here the image
+ * is then found safe at once. */
+__attribute__((constructor)) static void cv_exe_guard_init(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	int saved = errno;
+	if (argv && cv_guard_verb_enters(argc, argv))
+		cv_exe_guard_protect(argv);
+	errno = saved;
+}
