@@ -215,7 +215,6 @@ struct call {
 	const char *path;
 	const char *what;  /* "create", "run", "exec" */
 	int cancel_fd;     /* > 0 */
-	pid_t pid;
 	int pidfd;         /* the helper */
 	int sock;          /* our end of the report socket */
 	int proc_pidfd;    /* the container's process, once announced */
@@ -284,7 +283,7 @@ static int spawn(struct call *c, char **argv, int preserve, cv_error_t *err)
 	cleanup_close int pidfd = plan.pidfd;
 	if (plan.exec_errno)
 		return cv_error(err, plan.exec_errno, "run the cvisor helper `%s`", c->path);
-	c->pid = plan.pid;
+	cv_debug("%s: the cvisor helper `%s` runs as pid %d", c->what, c->path, (int)plan.pid);
 	c->pidfd = steal_fd(&pidfd);
 	c->sock = steal_fd(&mine);
 	return 0;
@@ -353,8 +352,7 @@ static int call_helper(struct call *c, char **argv, int preserve, cv_error_t *er
 		if (poll(p, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			/* without poll there is no waiting for the helper's
-			 * reports: let it finish, unheard */
+			/* the helper goes on, unwatched */
 			r = cv_error_errno(err, "%s: wait for the cvisor helper", c->what);
 			reading = false;
 			break;
