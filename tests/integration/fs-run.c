@@ -99,6 +99,13 @@ int main(int argc, char **argv)
 	}
 	cfg.spec = spec;
 	cfg.rootfs = rootfs;
+	/* the runtime's order: made before the container's namespaces */
+	struct cv_rootfs_pruned pruned;
+	if (cv_rootfs_pruned_prepare(spec, rootfs, &pruned, &err) < 0) {
+		fprintf(stderr, "fs-run: %s\n", err->msg);
+		return 125;
+	}
+	cfg.pruned = &pruned;
 	int *mount_fds = NULL;
 	if (cfg.new_userns) {
 		/* the namespaces the kernel wants owned by the new user namespace

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The root: a recursive clone of root.path (any directory, the host's "/"
-# too), read-only throughout when root.readonly, and the mount flags of
-# annotation org.cvisor.rootfs.flags over the whole tree.
+# too), read-only throughout when root.readonly, the mount flags of
+# annotation org.cvisor.rootfs.flags over the whole tree, and without what
+# annotation org.cvisor.rootfs.hide leaves out.
 
 load helpers
 load fs-helpers # its setup and teardown (which unmounts fs_host_mount's mounts)
@@ -57,6 +58,38 @@ host_submount() {
 	run fs_run 'true'
 	[ "$status" -ne 0 ] # sh itself lives on the root
 	[[ "$output" == *"Permission denied"* ]]
+}
+
+@test "rootfs: annotation org.cvisor.rootfs.hide leaves out the host's mounts below a spec mount's destination" {
+	requires_root
+	host_submount
+	mkdir -p "$CV_BUNDLE/rootfs/srv/keep"
+	fs_host_mount -t tmpfs -o size=1m tmpfs "$CV_BUNDLE/rootfs/srv/keep"
+	add_mount '{"destination": "/mnt", "type": "tmpfs", "source": "tmpfs"}'
+	update_config '.annotations["org.cvisor.rootfs.hide"] = "/mnt"'
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[ -z "$(mount_line /mnt/sub)" ] # not even below the spec's tmpfs
+	[ "$(printf '%s\n' "$output" | awk '$5 == "/mnt"' | wc -l)" = 1 ]
+	[ -n "$(mount_line /srv/keep)" ] # the others come along
+	[[ "$(mount_line /srv/keep)" == *" ro,"* ]] # read-only with the root
+	# the same in a user namespace: the runtime makes the copy
+	fs_userns
+	run fs_run 'cat /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[ -z "$(mount_line /mnt/sub)" ]
+	[ -n "$(mount_line /srv/keep)" ]
+}
+
+@test "rootfs: org.cvisor.rootfs.hide names only destinations of mounts, nothing left" {
+	requires_root
+	update_config '.annotations["org.cvisor.rootfs.hide"] = "/mnt"'
+	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'annotation org.cvisor.rootfs.hide: `/mnt` is not the destination of a mount'* ]]
+	run cvisor list -q
+	[ -z "$output" ]
+	[ -z "$(_cv_id_cgroups)" ]
 }
 
 @test "rootfs: an unknown flag in org.cvisor.rootfs.flags is an error naming it, nothing left" {

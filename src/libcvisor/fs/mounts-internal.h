@@ -24,6 +24,15 @@ int cv_devices_setup(int rootfd, const struct cv_rootfs_config *cfg, cv_error_t 
 /* After pivot_root: maskedPaths and readonlyPaths, relative to "/". */
 int cv_masked_paths(const oci_spec *spec, cv_error_t *err);
 int cv_readonly_paths(const oci_spec *spec, cv_error_t *err);
+/* A small file of unknown size (procfs), NUL-terminated; NULL on error. */
+char *cv_read_small(const char *path, cv_error_t *err);
+/* Undoes mountinfo's escapes (\ooo for spaces and such) in place. */
+void cv_mountinfo_unescape(char *s);
+/* A copy of a host mount made by the runtime in the host's namespaces
+ * (open_tree) is a peer of the original: what the container mounts below it
+ * would propagate to the host. Makes TREE (and what is below it) a slave of
+ * the host's mounts, or private when the spec's rootfsPropagation is. */
+int cv_detach_from_host(int tree, const oci_spec *spec, const char *what, cv_error_t *err);
 /* mount_setattr wrapper that keeps flags the kernel locked on the source
  * (read with fstatvfs) when it refuses to clear them. */
 int cv_setattr_keep_locked(int fd, bool recursive, uint64_t set, uint64_t clr, const char *what,

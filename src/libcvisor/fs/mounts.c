@@ -613,6 +613,15 @@ static bool joins_mount_ns(const oci_spec *spec)
 	return false;
 }
 
+int cv_detach_from_host(int tree, const oci_spec *spec, const char *what, cv_error_t *err)
+{
+	const char *rp = spec->linux_ ? spec->linux_->rootfs_propagation : NULL;
+	struct mount_attr a = { .propagation = rp && strstr(rp, "private") ? MS_PRIVATE : MS_SLAVE };
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) < 0)
+		return cv_error_errno(err, "set propagation of the copy of `%s`", what);
+	return 0;
+}
+
 int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds_out, cv_error_t *err)
 {
 	*fds_out = NULL;
@@ -647,7 +656,8 @@ int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds_out, cv_error_t *err
 			cv_error_errno(err, "bind mount `%s` on `%s`", m->source, m->destination);
 			goto fail;
 		}
-		if (p.idmap && apply_idmap(fds[i], m, &p, spec, err) < 0)
+		if (cv_detach_from_host(fds[i], spec, m->source, err) < 0 ||
+		    (p.idmap && apply_idmap(fds[i], m, &p, spec, err) < 0))
 			goto fail;
 		any = true;
 	}
@@ -1079,7 +1089,7 @@ static int own_cgroup(const char *cgfile, const char *ctrl, char *out, size_t ou
 }
 
 /* /proc/self/mountinfo or /proc/self/cgroup, whole */
-static char *read_proc(const char *path, cv_error_t *err)
+char *cv_read_small(const char *path, cv_error_t *err)
 {
 	char *buf = NULL;
 	size_t len;
@@ -1088,8 +1098,7 @@ static char *read_proc(const char *path, cv_error_t *err)
 	return buf;
 }
 
-/* mountinfo escapes spaces and such as \ooo */
-static void unescape(char *s)
+void cv_mountinfo_unescape(char *s)
 {
 	char *w = s;
 	for (char *r = s; *r;) {
@@ -1105,7 +1114,7 @@ static void unescape(char *s)
 
 static int list_hierarchies(struct cg_hier **out, size_t *nout, cv_error_t *err)
 {
-	cleanup_free char *mi = read_proc("/proc/self/mountinfo", err);
+	cleanup_free char *mi = cv_read_small("/proc/self/mountinfo", err);
 	if (!mi)
 		return -1;
 	struct cg_hier *v = NULL;
@@ -1126,8 +1135,8 @@ static int list_hierarchies(struct cg_hier **out, size_t *nout, cv_error_t *err)
 		char root[PATH_MAX], mp[PATH_MAX];
 		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, mp) != 2)
 			continue;
-		unescape(root);
-		unescape(mp);
+		cv_mountinfo_unescape(root);
+		cv_mountinfo_unescape(mp);
 		/* controllers: the super options minus rw/ro and such */
 		char ctrl[256] = "";
 		if (!v2) {
@@ -1191,7 +1200,7 @@ static int cgroup_attach_all(int rootfd, int destfd, const oci_mount *m, const s
 	size_t nh = 0;
 	if (list_hierarchies(&h, &nh, err) < 0)
 		return -1;
-	cleanup_free char *cgfile = read_proc("/proc/self/cgroup", err);
+	cleanup_free char *cgfile = cv_read_small("/proc/self/cgroup", err);
 	if (!cgfile)
 		return -1;
 

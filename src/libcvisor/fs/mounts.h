@@ -11,6 +11,15 @@
 #include "error.h"
 #include "oci/spec.h"
 
+/* The root for CV_ROOTFS_ANNOTATION_HIDE, made by the runtime in the host's
+ * namespaces before the container process exists (in a user namespace, the
+ * container process may copy a mount only with everything mounted below it):
+ * a copy of root.path alone, and the host mounts below it to bring along. */
+struct cv_rootfs_pruned {
+	int tree;   /* -1: none (no annotation, or the runtime cannot make one) */
+	char **keep; /* mount points to copy, relative to root.path; NULL-terminated */
+};
+
 struct cv_rootfs_config {
 	const oci_spec *spec;
 	const char *rootfs;      /* absolute host path of root.path */
@@ -27,6 +36,8 @@ struct cv_rootfs_config {
 	bool new_cgroupns;
 	/* From cv_rootfs_idmap_prepare (indexed like spec->mounts), or NULL. */
 	const int *mount_fds;
+	/* From cv_rootfs_pruned_prepare, or NULL. */
+	const struct cv_rootfs_pruned *pruned;
 };
 
 /* Bind mounts when the container has a user namespace, taken by the
@@ -48,6 +59,22 @@ void cv_rootfs_idmap_release(int *fds, size_t n);
  * the clone of root.path brings along): a comma-separated list of nosuid,
  * nodev and noexec. `cvisor do` sets "nosuid,nodev" on the host's root. */
 #define CV_ROOTFS_ANNOTATION_FLAGS "org.cvisor.rootfs.flags"
+/* Mounts the host has at or below these paths of root.path (comma
+ * separated, each the destination of one of the spec's mounts, which covers
+ * it anyway) are not copied into the container: they are not in its mount
+ * table either (/proc/self/mountinfo). `cvisor do` sets
+ * "/dev,/proc,/sys,/run,/tmp": the host's devtmpfs, cgroup filesystems,
+ * network namespaces (/run/netns) and the like stay out of sight. */
+#define CV_ROOTFS_ANNOTATION_HIDE "org.cvisor.rootfs.hide"
+/* For the annotation: *out gets the copy of root.path alone and the list of
+ * host mounts to bring along (made in the caller's namespaces, before the
+ * container process); release with cv_rootfs_pruned_release. Without the
+ * annotation, or when root.path cannot be copied alone (the runtime itself
+ * in a user namespace), out->tree is -1 and the whole tree is copied. */
+int cv_rootfs_pruned_prepare(const oci_spec *spec, const char *rootfs, struct cv_rootfs_pruned *out,
+			     cv_error_t *err);
+void cv_rootfs_pruned_release(struct cv_rootfs_pruned *p);
+
 /* An O_PATH fd of the container's root as staged by cv_rootfs_prepare (the
  * path itself before that). */
 int cv_rootfs_open(const struct cv_rootfs_config *cfg, cv_error_t *err);

@@ -75,6 +75,174 @@ static bool leaves_shared(unsigned long prop)
  * is single-threaded; threads of an embedding program never share one). */
 static _Thread_local int rootfd = -1;
 
+/* ---- a root without what the host has below the hidden paths ---- */
+
+static bool path_under(const char *path, const char *dir, size_t n)
+{
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+/* The annotation's paths, cleaned ("dev", "proc"), each checked to be the
+ * destination of one of the spec's mounts: hiding anything else would show
+ * what the host has under its own mount point there. */
+static int hidden_paths(const oci_spec *spec, const char *v, char ***out, cv_error_t *err)
+{
+	cleanup_strv char **list = NULL;
+	size_t n = 0;
+	for (const char *p = v; *p;) {
+		size_t l = strcspn(p, ",");
+		char want[PATH_MAX], clean[PATH_MAX];
+		if (l == 0 || l >= sizeof want || p[0] != '/')
+			return cv_error(err, EINVAL, "annotation " CV_ROOTFS_ANNOTATION_HIDE ": `%.*s` in `%s`: an absolute path is needed",
+					(int)l, p, v);
+		snprintf(want, sizeof want, "%.*s", (int)l, p);
+		if (cv_path_clean(want, clean, sizeof clean) < 0 || !clean[0])
+			return cv_error(err, EINVAL, "annotation " CV_ROOTFS_ANNOTATION_HIDE ": `%s`: not a path below the root", want);
+		bool mounted = false;
+		for (size_t i = 0; i < spec->mounts_len && !mounted; i++) {
+			char dest[PATH_MAX];
+			mounted = cv_path_clean(spec->mounts[i].destination, dest, sizeof dest) == 0 && strcmp(dest, clean) == 0;
+		}
+		if (!mounted)
+			return cv_error(err, EINVAL, "annotation " CV_ROOTFS_ANNOTATION_HIDE ": `%s` is not the destination of a mount",
+					want);
+		char **nl = realloc(list, (n + 2) * sizeof *nl);
+		if (!nl)
+			return cv_error(err, ENOMEM, "annotation " CV_ROOTFS_ANNOTATION_HIDE);
+		list = nl;
+		if (!(list[n] = strdup(clean)))
+			return cv_error(err, ENOMEM, "annotation " CV_ROOTFS_ANNOTATION_HIDE);
+		list[++n] = NULL;
+		p += l + (p[l] == ',');
+	}
+	*out = steal_pointer(&list);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The host's mount points below ROOTFS, relative, but for those at or below
+ * a hidden path: only the outermost ones (a recursive copy of each brings
+ * what is below it), sorted. */
+static int mounts_to_keep(const char *rootfs, char *const *hidden, char ***out, cv_error_t *err)
+{
+	cleanup_free char *mi = cv_read_small("/proc/self/mountinfo", err);
+	if (!mi)
+		return -1;
+	size_t rl = strlen(rootfs), n = 0;
+	cleanup_strv char **keep = calloc(1, sizeof *keep);
+	if (!keep)
+		return cv_error(err, ENOMEM, "rootfs mounts");
+	for (char *line = mi, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char mp[PATH_MAX];
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+			continue;
+		cv_mountinfo_unescape(mp);
+		if (!path_under(mp, rootfs, rl) || mp[rl == 1 ? 1 : rl] == '\0')
+			continue;
+		const char *rel = mp + rl + (rl > 1);
+		bool hide = false;
+		for (char *const *h = hidden; *h && !hide; h++)
+			hide = path_under(rel, *h, strlen(*h));
+		if (hide)
+			continue;
+		char **nk = realloc(keep, (n + 2) * sizeof *nk);
+		if (!nk)
+			return cv_error(err, ENOMEM, "rootfs mounts");
+		keep = nk;
+		if (!(keep[n] = strdup(rel)))
+			return cv_error(err, ENOMEM, "rootfs mounts");
+		keep[++n] = NULL;
+	}
+	qsort(keep, n, sizeof *keep, cmp_str);
+	/* sorted, a path below another kept one follows it */
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (kept && path_under(keep[i], keep[kept - 1], strlen(keep[kept - 1]))) {
+			free(keep[i]);
+			continue;
+		}
+		keep[kept++] = keep[i];
+	}
+	keep[kept] = NULL;
+	*out = steal_pointer(&keep);
+	return 0;
+}
+
+int cv_rootfs_pruned_prepare(const oci_spec *spec, const char *rootfs, struct cv_rootfs_pruned *out, cv_error_t *err)
+{
+	out->tree = -1;
+	out->keep = NULL;
+	const char *v = oci_kv_get(&spec->annotations, CV_ROOTFS_ANNOTATION_HIDE);
+	if (!v)
+		return 0;
+	cleanup_strv char **hidden = NULL;
+	if (hidden_paths(spec, v, &hidden, err) < 0)
+		return -1;
+	cleanup_close int tree = open_tree(AT_FDCWD, rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0 && (errno == EPERM || errno == EINVAL)) {
+		/* not root, or mounts below it we may not uncover (we are in
+		 * a user namespace ourselves): the whole tree then, whose
+		 * mounts are no secret to us either */
+		cv_debug("rootfs `%s`: cannot be copied alone (%s), nothing hidden", rootfs, strerror(errno));
+		return 0;
+	}
+	if (tree < 0)
+		return cv_error_errno(err, "copy rootfs `%s`", rootfs);
+	if (cv_detach_from_host(tree, spec, rootfs, err) < 0 || mounts_to_keep(rootfs, hidden, &out->keep, err) < 0)
+		return -1;
+	out->tree = steal_fd(&tree);
+	return 0;
+}
+
+void cv_rootfs_pruned_release(struct cv_rootfs_pruned *p)
+{
+	if (p->tree >= 0)
+		close(p->tree);
+	p->tree = -1;
+	cv_strv_freep(&p->keep);
+	p->keep = NULL;
+}
+
+/* The pruned copy over ROOTFS, with a copy of each kept host mount (each
+ * with what is below it) attached where it was. The copies are made first,
+ * while ROOTFS's own path still leads to the host's view. */
+static int attach_pruned(const struct cv_rootfs_config *cfg, int tree, cv_error_t *err)
+{
+	const struct cv_rootfs_pruned *pr = cfg->pruned;
+	size_t n = 0;
+	while (pr->keep && pr->keep[n])
+		n++;
+	int subs[n + 1];
+	for (size_t i = 0; i < n; i++)
+		subs[i] = -1;
+	int r = 0;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char abs[PATH_MAX];
+		snprintf(abs, sizeof abs, "%s/%s", strcmp(cfg->rootfs, "/") ? cfg->rootfs : "", pr->keep[i]);
+		subs[i] = open_tree(AT_FDCWD, abs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		if (subs[i] < 0)
+			r = cv_error_errno(err, "rootfs: copy the host's mount `%s`", abs);
+	}
+	if (r == 0 && move_mount(tree, "", AT_FDCWD, cfg->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		r = cv_error_errno(err, "bind rootfs `%s` onto itself", cfg->rootfs);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		cleanup_close int dest = cv_open_in_root(tree, pr->keep[i], O_PATH, 0, err);
+		if (dest < 0 || cv_attach_mount(subs[i], dest, pr->keep[i], pr->keep[i], err) < 0)
+			r = cv_error_prefix(err, "rootfs");
+	}
+	for (size_t i = 0; i < n; i++)
+		if (subs[i] >= 0)
+			close(subs[i]);
+	return r;
+}
+
 /* The annotation as MOUNT_ATTR_* bits (0 when absent); an unknown flag is an
  * error naming it. */
 static int rootfs_flags(const oci_spec *spec, uint64_t *out, cv_error_t *err)
@@ -112,11 +280,17 @@ static int stage_rootfs(const struct cv_rootfs_config *cfg, cv_error_t *err)
 	if (rootfs_flags(cfg->spec, &set, err) < 0)
 		return -1;
 	bool ro = cfg->spec->root && cfg->spec->root->readonly;
+	bool pruned = cfg->pruned && cfg->pruned->tree >= 0;
 	if (cfg->no_pivot && strcmp(cfg->rootfs, "/") == 0)
 		return cv_error(err, EINVAL, "root.path `/`: --no-pivot cannot move the host's root onto itself");
-	cleanup_close int tree = open_tree(AT_FDCWD, cfg->rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	cleanup_close int tree = pruned ? fcntl(cfg->pruned->tree, F_DUPFD_CLOEXEC, 3)
+					: open_tree(AT_FDCWD, cfg->rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (tree < 0)
 		return cv_error_errno(err, "bind rootfs `%s`", cfg->rootfs);
+	/* the pruned copy is attached first, with the host mounts it keeps:
+	 * its flags are set on the whole of it then */
+	if (pruned && attach_pruned(cfg, tree, err) < 0)
+		return -1;
 	struct statvfs sv;
 	if (ro && fstatvfs(tree, &sv) < 0)
 		return cv_error_errno(err, "statvfs rootfs `%s`", cfg->rootfs);
@@ -124,7 +298,7 @@ static int stage_rootfs(const struct cv_rootfs_config *cfg, cv_error_t *err)
 		return cv_error_prefix(err, "rootfs");
 	if (ro && !(sv.f_flag & ST_RDONLY) && cv_setattr_keep_locked(tree, false, 0, MOUNT_ATTR_RDONLY, cfg->rootfs, err) < 0)
 		return cv_error_prefix(err, "rootfs");
-	if (move_mount(tree, "", AT_FDCWD, cfg->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+	if (!pruned && move_mount(tree, "", AT_FDCWD, cfg->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return cv_error_errno(err, "bind rootfs `%s` onto itself", cfg->rootfs);
 	if (rootfd >= 0)
 		close(rootfd);

@@ -254,6 +254,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	int *idmap_fds = NULL; /* cv_rootfs_idmap_prepare: inherited by the child */
 	bool no_mount_ns = false, below_known = false;
 	uint64_t rootfs_below = 0; /* without a mount namespace: see cv_rootfs_mount_id */
+	struct cv_rootfs_pruned pruned = { .tree = -1 }; /* cv_rootfs_pruned_prepare: the child's too */
 	int r;
 
 	r = cv_store_validate_id(id, err);
@@ -413,6 +414,10 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		if (r < 0)
 			goto fail;
 	}
+	/* The same for a root without the host's mounts below some paths. */
+	r = cv_rootfs_pruned_prepare(spec, rootfs, &pruned, err);
+	if (r < 0)
+		goto fail;
 
 	/* CVE-2019-5736: a non-dumpable runtime cannot be reached through
 	 * /proc/PID/exe (or its fds/memory) by a container process without
@@ -510,6 +515,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			.cgroup_join = &cgjoin,
 			.unshare_cgroupns = late_cgroupns,
 			.mount_fds = idmap_fds,
+			.pruned = &pruned,
 			.die_with_parent = L->transient,
 			.ns_handshake = handshake,
 			.no_start_wait = L->transient,
@@ -526,6 +532,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	cv_cgroup_self_join_close(&cgjoin);
 	cv_rootfs_idmap_release(idmap_fds, spec->mounts_len); /* the child has its copies */
 	idmap_fds = NULL;
+	cv_rootfs_pruned_release(&pruned);
 
 	if (!into_cgroup && ufd >= 0) {
 		r = cv_cgroup_enter(c->cg, pid, err);
@@ -680,6 +687,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 fail:
 	if (idmap_fds)
 		cv_rootfs_idmap_release(idmap_fds, spec->mounts_len);
+	cv_rootfs_pruned_release(&pruned);
 	if (pid > 0) {
 		/* without the namespace handshake the child may have failed
 		 * before we read its start time or moved it */

@@ -317,6 +317,7 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		.new_cgroupns = (plan->new_flags & CLONE_NEWCGROUP) != 0,
 		.mount_fds = c->mount_fds,
 		.no_mount_ns = !(all_ns & CLONE_NEWNS),
+		.pruned = c->pruned,
 	};
 	cleanup_close int console_master = -1, console_slave = -1;
 	r = cv_rootfs_prepare(&rc, err);

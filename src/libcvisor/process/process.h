@@ -30,6 +30,7 @@ struct cv_child_config {
 	struct cv_cgroup_self_join *cgroup_join;
 	bool unshare_cgroupns;     /* CLONE_NEWCGROUP left to the child, after the join */
 	const int *mount_fds;      /* cv_rootfs_idmap_prepare's fds, or NULL */
+	const struct cv_rootfs_pruned *pruned; /* cv_rootfs_pruned_prepare's, or NULL */
 	bool die_with_parent;      /* SIGKILL when the runtime dies (cvisor do) */
 	bool ns_handshake;         /* stop after the namespaces for the runtime (NS_READY) */
 	bool no_start_wait;        /* after READY straight on to execve (cvisor do) */
