@@ -28,11 +28,19 @@ int cv_masked_paths(const oci_spec *spec, cv_error_t *err)
 		return cv_error_errno(err, "open `/`");
 	cleanup_close int null = -1, empty = -1;
 
+	/* Out of our reach is out of the process's too, when it gets no group
+	 * we lack: its ids are ours or map to the same host ids (a user
+	 * namespace's root or first mapped ids, see become_userns_owner), and
+	 * our capabilities cover at least what it keeps. */
+	bool unreachable_ok = !spec->process || spec->process->user.additional_gids_len == 0;
 	for (size_t i = 0; i < lx->masked_paths.len; i++) {
 		const char *path = lx->masked_paths.v[i];
 		cleanup_close int dest = cv_open_in_root(root, path, O_PATH, 0, err);
 		if (dest < 0) {
-			if ((*err)->errnum == ENOENT) {
+			int e = (*err)->errnum;
+			if (e == ENOENT || (e == EACCES && unreachable_ok)) {
+				if (e == EACCES)
+					cv_debug("maskedPaths: `%s` is out of reach, nothing to mask", path);
 				cv_error_release(err);
 				continue;
 			}

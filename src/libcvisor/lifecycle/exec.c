@@ -166,7 +166,7 @@ static int exec_child_setup(const struct exec_child *x, char **exe, cv_error_t *
 		if (r < 0)
 			return r;
 	}
-	r = cv_process_set_user_caps(p, !x->userns, err);
+	r = cv_process_set_user_caps(p, x->userns, err);
 	if (r < 0)
 		return r;
 	r = cv_cwd_apply(p->cwd, "cwd", err);

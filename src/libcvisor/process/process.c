@@ -79,7 +79,7 @@ int cv_find_executable(const char *file, char *const *env, char **out, cv_error_
 	return cv_error(err, last_errno, "exec: \"%s\"", file);
 }
 
-int cv_process_set_user_caps(const oci_process *p, bool may_setgroups, cv_error_t *err)
+int cv_process_set_user_caps(const oci_process *p, bool in_userns, cv_error_t *err)
 {
 	const oci_user *u = &p->user;
 	int r;
@@ -97,8 +97,13 @@ int cv_process_set_user_caps(const oci_process *p, bool may_setgroups, cv_error_
 		free(g);
 		if (r < 0)
 			return cv_error_errno(err, "process.user.additionalGids: setgroups");
-	} else if (may_setgroups && setgroups(0, NULL) < 0)
+	} else if (setgroups(0, NULL) < 0 && !(in_userns && errno == EPERM)) {
+		/* in a user namespace whose maps an unprivileged caller wrote,
+		 * setgroups is denied: the caller's own groups stay, nothing
+		 * more; a privileged writer allows it, and the runtime's groups
+		 * (root's group 0) must go */
 		return cv_error_errno(err, "setgroups");
+	}
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
 		return cv_error_errno(err, "prctl PR_SET_KEEPCAPS");
 	if (setresgid(u->gid, u->gid, u->gid) < 0)
@@ -203,6 +208,33 @@ static int build_env(const struct cv_child_config *c, char ***out, cv_error_t *e
 	return 0;
 }
 
+/* Takes the ids of the new user namespace's owner: root of it, its caps
+ * being ours already. When 0 is not mapped (a root caller's sandbox maps
+ * only the program's ids) the first mapped ids instead: the filesystems
+ * made inside need an owner that exists there, and our host ids (root's)
+ * do not. The capabilities stay: they follow root of the namespace, which
+ * we neither were nor become. */
+static int become_userns_owner(const oci_linux *lx, cv_error_t *err)
+{
+	gid_t g = 0;
+	uid_t u = 0;
+	if (setresgid(0, 0, 0) < 0) {
+		if (errno != EINVAL)
+			return cv_error_errno(err, "setresgid 0 in the user namespace");
+		g = lx && lx->gid_mappings.len ? lx->gid_mappings.v[0].container_id : 0;
+		if (g && setresgid(g, g, g) < 0 && errno != EINVAL)
+			return cv_error_errno(err, "setresgid %u in the user namespace", (unsigned)g);
+	}
+	if (setresuid(0, 0, 0) < 0) {
+		if (errno != EINVAL)
+			return cv_error_errno(err, "setresuid 0 in the user namespace");
+		u = lx && lx->uid_mappings.len ? lx->uid_mappings.v[0].container_id : 0;
+		if (u && setresuid(u, u, u) < 0 && errno != EINVAL)
+			return cv_error_errno(err, "setresuid %u in the user namespace", (unsigned)u);
+	}
+	return 0;
+}
+
 static int child_setup(const struct cv_child_config *c, char **exe, char ***envp,
 		       const char **start_state, cv_error_t *err)
 {
@@ -266,13 +298,8 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 					    ? hook_state + strlen(hook_state) + 1
 					    : state_creating;
 
-	if (plan->new_flags & CLONE_NEWUSER) {
-		/* Become root of the new namespace (its caps are already ours). */
-		if (setresgid(0, 0, 0) < 0 && errno != EINVAL)
-			return cv_error_errno(err, "setresgid 0 in the user namespace");
-		if (setresuid(0, 0, 0) < 0 && errno != EINVAL)
-			return cv_error_errno(err, "setresuid 0 in the user namespace");
-	}
+	if (plan->new_flags & CLONE_NEWUSER && (r = become_userns_owner(spec->linux_, err)) < 0)
+		return r;
 	if (plan->new_flags & CLONE_NEWTIME) {
 		cleanup_close int tfd = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
 		if (tfd < 0 || setns(tfd, CLONE_NEWTIME) < 0)
@@ -397,8 +424,7 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 	 * reason (runc does the same). */
 	if (c->exec_fifo_fd >= 0 && cv_procfs_root(err) < 0)
 		return cv_error_prefix(err, "exec fifo");
-	bool may_setgroups = !(all_ns & CLONE_NEWUSER);
-	r = cv_process_set_user_caps(p, may_setgroups, err);
+	r = cv_process_set_user_caps(p, (all_ns & CLONE_NEWUSER) != 0, err);
 	if (r < 0)
 		return r;
 	r = cv_cwd_apply(p->cwd, "process.cwd", err);

@@ -47,6 +47,9 @@ int cv_find_executable(const char *file, char *const *env, char **out, cv_error_
  * number (write only; the runtime takes it with pidfd_getfd and hands it
  * to the agent), waits until that is done, and closes it. */
 int cv_seccomp_hand_off(int sync_fd, int notify_fd, cv_error_t *err);
-int cv_process_set_user_caps(const oci_process *p, bool may_setgroups, cv_error_t *err);
+/* Drops the bounding set, sets the groups (none unless additionalGids),
+ * ids and capabilities of P. IN_USERNS: setgroups may be denied there (an
+ * unprivileged caller's maps); the groups then stay as they are. */
+int cv_process_set_user_caps(const oci_process *p, bool in_userns, cv_error_t *err);
 
 #endif
