@@ -21,10 +21,13 @@ static const char help[] =
 	"\n"
 	"Runs PROGRAM sandboxed: the host's root (or --rootfs) read-only, a private\n"
 	"workspace as the working directory (or --workspace DIR), private /tmp,\n"
-	"/run and /dev, its own /proc, pid, mount, ipc, uts and network namespaces,\n"
-	"no capabilities, noNewPrivileges, a seccomp deny-list, and only a few\n"
-	"environment variables (PATH HOME USER LOGNAME SHELL LANG LANGUAGE LC_* TERM\n"
-	"COLORTERM NO_COLOR TZ). Credential stores are unreadable: ~/.ssh ~/.gnupg\n"
+	"/run and /dev, its own /proc, user, pid, mount, ipc, uts and network\n"
+	"namespaces (as root: an unprivileged host identity, see SECURITY MODEL in\n"
+	"`man cvisor-do`), no capabilities, noNewPrivileges, a seccomp deny-list, and\n"
+	"only these environment variables (PATH HOME USER LOGNAME SHELL LANG LANGUAGE\n"
+	"LC_ALL LC_CTYPE LC_NUMERIC LC_TIME LC_COLLATE LC_MONETARY LC_MESSAGES LC_PAPER\n"
+	"LC_NAME LC_ADDRESS LC_TELEPHONE LC_MEASUREMENT LC_IDENTIFICATION TERM COLORTERM\n"
+	"NO_COLOR TZ). Credential stores are unreadable: ~/.ssh ~/.gnupg\n"
 	"~/.aws ~/.azure ~/.config/gcloud ~/.kube ~/.docker/config.json ~/.netrc\n"
 	"~/.git-credentials ~/.npmrc ~/.pypirc ~/.config/gh ~/.password-store\n"
 	"~/.local/share/keyrings /etc/shadow /etc/gshadow /etc/ssh /root.\n"
@@ -34,9 +37,10 @@ static const char help[] =
 	"list flags add to its lists and repeat):\n"
 	"  --policy FILE            a JSON policy (see `man cvisor-do`)\n"
 	"  --workspace DIR          writable directory and cwd (kept afterwards)\n"
-	"  --writable DIR           another writable directory (repeat)\n"
+	"  --writable DIR           another writable directory (repeat); neither may\n"
+	"                           lie in or hold a credential store\n"
 	"  --deny-write PATH        read-only even inside a writable directory (repeat)\n"
-	"  --deny-read PATH         unreadable (repeat)\n"
+	"  --deny-read PATH         unreadable (repeat); neither can be renamed away\n"
 	"  --network MODE           none (default, loopback only) | host | outbound\n"
 	"                           (outbound: slirp4netns, 10.0.2.100 inside, nothing\n"
 	"                           reachable from outside)\n"
@@ -50,6 +54,8 @@ static const char help[] =
 	"  --open-files N           at least 16\n"
 	"  --timeout SECONDS        wall time; then the whole sandbox is killed\n"
 	"  --max-output-bytes SIZE  cap of stdout and of stderr, each\n"
+	"  --tmp-size SIZE          size of /tmp and of the private workspace, each\n"
+	"                           (default: --memory, else 1G or half the RAM)\n"
 	"  --rootfs DIR             a root filesystem instead of the host's\n"
 	"  --user UID[:GID]         ids inside (default: yours)\n"
 	"  --report FILE            write a JSON report of the run\n"
@@ -59,7 +65,7 @@ static const char help[] =
 static const char *const policy_flags[] = {
 	"workspace", "writable", "deny-write", "deny-read", "network", "env", "memory", "cpus",
 	"cpu-seconds", "processes", "max-file-size", "open-files", "timeout", "max-output-bytes",
-	"rootfs", "user", "allow-host-loopback",
+	"tmp-size", "rootfs", "user", "allow-host-loopback",
 };
 /* the only policy flag without a value: it sets a boolean key to true */
 #define FLAG_NO_VALUE "allow-host-loopback"

@@ -3,6 +3,7 @@
 # (what the program sees) and from outside (what is left on the host).
 
 load helpers
+load sandbox-helpers
 
 setup() {
 	cv_setup
@@ -48,7 +49,7 @@ teardown() {
 	nobody_teardown
 	cvisor gc >/dev/null 2>&1 || true
 	cv_teardown
-	rm -rf "$SB_BUNDLES"
+	rm -rf "$SB_BUNDLES" "${SB_HOME:-}"
 }
 
 # No container, bundle or process of a run may remain.
@@ -134,21 +135,23 @@ assert_clean() {
 
 @test "sandbox: deny_read and the default credential list are unreadable" {
 	requires_root
-	# the host's /tmp is hidden by the private one: work in a workspace
+	# the host's /tmp is hidden by the private one: data in a workspace,
+	# the home (which no writable directory may hold) outside /tmp
 	local d="$CV_TMP/data"
-	mkdir -p "$d/home/.ssh"
-	echo KEYDATA > "$d/home/.ssh/id_ed25519"
+	SB_HOME="$(mktemp -d /var/tmp/cvisor-sb-home.XXXXXX)"
+	mkdir -p "$d" "$SB_HOME/.ssh"
+	echo KEYDATA > "$SB_HOME/.ssh/id_ed25519"
 	echo HIDDEN > "$d/f1"
 	echo VISIBLE > "$d/f2"
-	HOME="$d/home" run cvisor do --workspace "$d" --deny-read "$d/f1" -- \
-		sh -c "cat home/.ssh/id_ed25519; cat f1; cat f2; cat /etc/shadow | wc -c"
+	HOME="$SB_HOME" run cvisor do --workspace "$d" --deny-read "$d/f1" -- \
+		sh -c "cat $SB_HOME/.ssh/id_ed25519; cat f1; cat f2; cat /etc/shadow | wc -c"
 	[ "$status" -eq 0 ]
 	[[ "$output" != *KEYDATA* ]]
 	[[ "$output" != *HIDDEN* ]]
 	[[ "$output" == *VISIBLE* ]]
 	[ "${lines[-1]}" = 0 ]
 	# outside: untouched
-	[ "$(cat "$d/home/.ssh/id_ed25519")" = KEYDATA ]
+	[ "$(cat "$SB_HOME/.ssh/id_ed25519")" = KEYDATA ]
 	assert_clean
 }
 
@@ -251,46 +254,6 @@ assert_clean() {
 	wait $do_pid
 	[ "$(slirp_pids)" = "$before" ]
 	assert_clean
-}
-
-# Runs cvisor as nobody/nogroup (a user namespace, no cgroup delegated to
-# it) with a state root, home and workspace it owns under $NR.
-requires_unprivileged_userns() {
-	requires setpriv
-	if [ -r /proc/sys/kernel/unprivileged_userns_clone ] &&
-		[ "$(cat /proc/sys/kernel/unprivileged_userns_clone)" = 0 ]; then
-		skip "kernel.unprivileged_userns_clone is 0: unprivileged user namespaces are disabled"
-	fi
-	[ "$(cat /proc/sys/user/max_user_namespaces)" -gt 0 ] ||
-		skip "user.max_user_namespaces is 0: no user namespaces"
-	# the kernel also refuses one from a chroot (the cgroup v2 test guest)
-	setpriv --reuid=nobody --regid=nogroup --clear-groups unshare -U true 2>/dev/null ||
-		skip "this environment refuses a user namespace to an unprivileged user (unshare -U)"
-	NR="$(mktemp -d /tmp/cvisor-sb-nobody.XXXXXX)"
-	echo "$NR" >>"$CV_TMP/.nobody-dirs"
-	chmod 755 "$NR"
-	chown nobody:nogroup "$NR"
-	mkdir "$NR/home" "$NR/ws"
-	chown nobody:nogroup "$NR/home" "$NR/ws"
-	# the binary and hook must be reachable by nobody
-	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$CVISOR" ||
-		skip "$CVISOR is not executable by nobody"
-}
-
-as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		env -i PATH="$PATH" HOME="$NR/home" CVISOR_SLIRP_HOOK="$CVISOR_SLIRP_HOOK" \
-		"$CVISOR" --root "$NR/root" "$@"
-}
-
-nobody_teardown() {
-	local d
-	while read -r d; do
-		[ -n "$d" ] || continue
-		setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$d/home" \
-			"$CVISOR" --root "$d/root" gc >/dev/null 2>&1 || true
-		rm -rf "$d"
-	done <"$CV_TMP/.nobody-dirs" 2>/dev/null || true
 }
 
 @test "sandbox: a non-root caller runs through a user namespace (inside: its ids, read-only root; outside: its files, nothing left)" {

@@ -152,6 +152,7 @@ static void test_errors(void)
 	fails("{\"timeout\": 1e3}", "policy.json: timeout: expected a number of seconds, got 1e3");
 	fails("{\"max_file_size\": 0}", "policy.json: max_file_size: must be at least 1, got 0");
 	fails("{\"max_output_bytes\": \"0MB\"}", "policy.json: max_output_bytes: must be at least 1, got \"0MB\"");
+	fails("{\"tmp_size\": \"512k\"}", "policy.json: tmp_size: must be at least 1MB, got \"512k\"");
 	fails("{\"network\": \"full\"}",
 	      "policy.json: network: expected \"none\", \"outbound\" or \"host\", got \"full\"");
 	fails("{\"network\": true}", "policy.json: network: expected \"none\", \"outbound\" or \"host\", got true");
@@ -193,6 +194,8 @@ static void test_flags(void)
 	ok(cv_policy_set(p, "cpus", "0.5", &err) == 0 && p->cpus_milli.v == 500, "--cpus 0.5");
 	ok(cv_policy_set(p, "processes", "32", &err) == 0 && p->processes.v == 32, "--processes 32");
 	ok(cv_policy_set(p, "timeout", "10", &err) == 0 && p->timeout_ms.v == 10000, "--timeout 10");
+	ok(cv_policy_set(p, "tmp-size", "256MB", &err) == 0 && p->tmp_size.set && p->tmp_size.v == 256ull << 20,
+	   "--tmp-size 256MB");
 	ok(cv_policy_set(p, "writable", "/a", &err) == 0 && cv_policy_set(p, "writable", "/b", &err) == 0 &&
 		   p->writable.len == 2,
 	   "list flags repeat");

@@ -22,11 +22,13 @@ static char tmpdir[] = "/tmp/cvisor-test-sandbox-XXXXXX";
 static char home[256], workspace[256];
 
 static char *env_fixture[] = { "PATH=/usr/bin:/bin", "SECRET_TOKEN=hunter2", "LC_ALL=C.UTF-8", "HOME=/home/u",
-			       "FOO=1", "TERMINAL_SECRET=x", "TERM=xterm", NULL };
+			       "FOO=1", "TERMINAL_SECRET=x", "TERM=xterm", "LC_TOKEN=x", "LC_IDENTIFICATION=C",
+			       NULL };
 
 static struct cv_sandbox_host host(uid_t uid)
 {
 	struct cv_sandbox_host h = { .environ = env_fixture, .home = home, .uid = uid, .gid = uid,
+				     .sandbox_uid = 100000, .sandbox_gid = 100001, .ram = 8ull << 30,
 				     .hard_cpu = RLIM_INFINITY, .hard_fsize = RLIM_INFINITY,
 				     .hard_nofile = 4096 };
 	return h;
@@ -129,6 +131,17 @@ static void setup(void)
 	snprintf(p, sizeof(p), "%s/ws/.git", tmpdir);
 	if (mkdir(p, 0700) < 0)
 		abort();
+	const char *const dirs[] = { "ws/a", "ws/a/b", "ws/a/b/c", "ws/a/b/c/d", "extra" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", tmpdir, dirs[i]);
+		if (mkdir(p, 0700) < 0)
+			abort();
+	}
+	char target[512];
+	snprintf(target, sizeof(target), "%s/.ssh", home);
+	snprintf(p, sizeof(p), "%s/ws/link", tmpdir);
+	if (symlink(target, p) < 0)
+		abort();
 }
 
 static void cleanup(void)
@@ -162,14 +175,22 @@ static void test_defaults(void)
 	ok(has_ns(s, "pid") && has_ns(s, "mount") && has_ns(s, "ipc") && has_ns(s, "uts") && has_ns(s, "network") &&
 		   has_ns(s, "cgroup"),
 	   "pid, mount, ipc, uts, network and cgroup namespaces");
-	ok(!has_ns(s, "user"), "root caller: no user namespace");
-	ok(s->process->user.uid == 0 && s->process->user.gid == 0, "runs as the caller");
+	const oci_linux *lx = s->linux_;
+	ok(has_ns(s, "user") && lx->uid_mappings.len == 1 && lx->uid_mappings.v[0].container_id == 0 &&
+		   lx->uid_mappings.v[0].host_id == 100000 && lx->uid_mappings.v[0].size == 1 &&
+		   lx->gid_mappings.len == 1 && lx->gid_mappings.v[0].host_id == 100001,
+	   "root caller: a user namespace mapping 0 to the unprivileged host ids, nothing else");
+	ok(s->process->user.uid == 0 && s->process->user.gid == 0, "runs as the caller's uid inside");
+	is_str(lx->rootfs_propagation, "rprivate", "no host mount propagates in");
 	is_str(s->process->cwd, CV_SANDBOX_PRIVATE_WORKSPACE, "cwd: the private workspace");
 	const oci_mount *ws = mount_at(s, CV_SANDBOX_PRIVATE_WORKSPACE);
 	ok(ws && !strcmp(ws->type, "tmpfs") && has(&ws->options, "uid=0") && has(&ws->options, "mode=700"),
 	   "private workspace: a tmpfs owned by the program's user");
 	const oci_mount *tmp = mount_at(s, "/tmp"), *run = mount_at(s, "/run");
 	ok(tmp && !strcmp(tmp->type, "tmpfs") && run && !strcmp(run->type, "tmpfs"), "private /tmp and /run");
+	ok(tmp && has(&tmp->options, "size=1073741824") && has(&ws->options, "size=1073741824") &&
+		   has(&run->options, "size=65536k"),
+	   "/tmp and the private workspace: 1 GiB each, /run 64 MiB");
 	ok(tmp < ws, "/tmp is mounted before the workspace inside it");
 	const oci_mount *proc = mount_at(s, "/proc"), *dev = mount_at(s, "/dev"), *sys = mount_at(s, "/sys");
 	ok(proc && !strcmp(proc->type, "proc"), "own /proc");
@@ -193,6 +214,8 @@ static void test_defaults(void)
 	   "default allowlist passes PATH, LC_*, HOME, TERM");
 	ok(!env_has_name(s, "SECRET_TOKEN") && !env_has_name(s, "FOO") && !env_has_name(s, "TERMINAL_SECRET"),
 	   "anything else stays out (TERM is not a prefix)");
+	ok(env_has_name(s, "LC_IDENTIFICATION") && !env_has_name(s, "LC_TOKEN"),
+	   "the locale variables, not any LC_ name");
 
 	/* masks: runc's defaults, the credential stores that exist */
 	const oci_linux *l = s->linux_;
@@ -202,6 +225,8 @@ static void test_defaults(void)
 	ok(has(&l->masked_paths, ssh), "~/.ssh is masked");
 	ok(!has(&l->masked_paths, aws), "a missing default credential store is skipped");
 	ok(has(&l->masked_paths, "/etc/shadow") && has(&l->masked_paths, "/proc/kcore"), "/etc/shadow, /proc/kcore");
+	ok(has(&l->masked_paths, "/sys/kernel/vmcoreinfo") && !has(&l->masked_paths, "/sys/fs/cgroup"),
+	   "/sys/kernel/vmcoreinfo (an own sysfs has no cgroup filesystem to hide)");
 	ok(has(&l->readonly_paths, "/proc/sys"), "/proc/sys read-only");
 
 	const oci_seccomp *sc = l->seccomp;
@@ -231,6 +256,28 @@ static void test_defaults(void)
 	ok(clone_rules == 7 && newuser, "clone with any namespace flag (CLONE_NEWUSER, ...) -> EPERM");
 	r = sc ? rule(sc, "ioctl", true) : NULL;
 	ok(r && r->args[0].index == 1 && r->args[0].value_two.v == 0x5412, "ioctl TIOCSTI refused");
+	/* set-id modes: per call, S_ISUID and S_ISGID, and for open only with
+	 * O_CREAT or O_TMPFILE */
+	size_t setid = 0, open_rules = 0;
+	for (size_t i = 0; sc && i < sc->syscalls_len; i++) {
+		const oci_seccomp_syscall *c = &sc->syscalls[i];
+		if (c->args_len == 0 || c->errno_ret.v != EPERM)
+			continue;
+		if (has(&c->names, "fchmodat") && c->args[0].index == 2 &&
+		    (c->args[0].value == S_ISUID || c->args[0].value == S_ISGID))
+			setid++;
+		if (has(&c->names, "openat") && c->args_len == 2 && c->args[0].index == 3 && c->args[1].index == 2)
+			open_rules++;
+	}
+	ok(setid == 2 && open_rules == 4, "set-id modes refused (fchmodat: 2 rules; creating openat: 4)");
+	r = sc ? rule(sc, "openat2", false) : NULL;
+	ok(r && r->errno_ret.v == ENOSYS, "openat2 -> ENOSYS (its mode is out of a filter's sight)");
+	r = sc ? rule(sc, "socket", true) : NULL;
+	ok(r && r->errno_ret.v == EAFNOSUPPORT && r->args[0].index == 0 && r->args[0].value_two.v == 1,
+	   "network none: socket(AF_UNIX) -> EAFNOSUPPORT");
+	r = sc ? rule(sc, "socketpair", true) : NULL;
+	ok(r && r->args_len == 2 && r->args[1].index == 1 && r->args[1].value == 0xf && r->args[1].value_two.v == 2,
+	   "network none: only datagram socket pairs refused");
 
 	/* the result is a valid config.json */
 	cleanup_free char *json = NULL;
@@ -298,12 +345,24 @@ static void test_rootless_and_user(void)
 	   "user 0 inside maps to the caller");
 	cleanup_spec oci_spec *h = convert("{\"network\": \"host\"}", 1000, &msg);
 	const oci_mount *sys = h ? mount_at(h, "/sys") : NULL;
-	ok(h && !has_ns(h, "network") && sys && !strcmp(sys->type, "bind") && has(&sys->options, "ro"),
-	   "host network in a user namespace: no netns, /sys bound read-only");
+	ok(h && !has_ns(h, "network") && sys && !strcmp(sys->type, "sysfs") && has(&sys->options, "ro") &&
+		   has(&h->linux_->masked_paths, "/sys/fs/cgroup"),
+	   "host network: no netns, read-only sysfs (the host's: its cgroup filesystems masked)");
+	ok(h && !rule(h->linux_->seccomp, "socket", true), "host network: unix sockets allowed");
 	cleanup_spec oci_spec *r = convert("{\"user\": 1234}", 0, &msg);
 	const oci_mount *ws = r ? mount_at(r, CV_SANDBOX_PRIVATE_WORKSPACE) : NULL;
-	ok(r && r->process->user.uid == 1234 && ws && has(&ws->options, "uid=1234") && !has_ns(r, "user"),
-	   "root caller, user 1234: workspace owned by 1234");
+	ok(r && r->process->user.uid == 1234 && ws && has(&ws->options, "uid=1234") &&
+		   r->linux_->uid_mappings.v[0].container_id == 1234 && r->linux_->uid_mappings.v[0].host_id == 100000,
+	   "root caller, user 1234: 1234 inside is the unprivileged host uid, owns the workspace");
+}
+
+/* JSON for a host with UID is refused with exactly WANT. */
+static void refused(const char *json, uid_t uid, const char *want, const char *name)
+{
+	cleanup_free char *msg = NULL;
+	oci_spec *s = convert(json, uid, &msg);
+	oci_spec_free(s);
+	is_str(msg, want, "%s", name);
 }
 
 static void test_paths(void)
@@ -311,9 +370,9 @@ static void test_paths(void)
 	char json[2048], want[1024];
 	cleanup_free char *msg = NULL;
 	snprintf(json, sizeof(json),
-		 "{\"workspace\": \"%s\", \"writable\": [\"~/\"], \"deny_write\": [\"%s/.git\", \"%s/nope\"],"
+		 "{\"workspace\": \"%s\", \"writable\": [\"%s/extra\"], \"deny_write\": [\"%s/.git\", \"%s/nope\"],"
 		 " \"deny_read\": [\"~/secret.txt\"], \"env\": [\"FOO\", \"HOME=/elsewhere\", \"NEW=1\"]}",
-		 workspace, workspace, workspace);
+		 workspace, tmpdir, workspace, workspace);
 	cleanup_spec oci_spec *s = convert(json, 0, &msg);
 	if (!ok(s != NULL, "paths convert")) {
 		tap_diag("%s", msg);
@@ -324,12 +383,24 @@ static void test_paths(void)
 	   "workspace bound read-write at its own path");
 	is_str(s->process->cwd, workspace, "cwd is the workspace");
 	ok(!mount_at(s, CV_SANDBOX_PRIVATE_WORKSPACE), "no private workspace then");
-	const oci_mount *hm = mount_at(s, home);
-	ok(hm && has(&hm->options, "rw"), "writable ~/ expands to the caller's home");
+	char extra[512];
+	snprintf(extra, sizeof(extra), "%s/extra", tmpdir);
+	const oci_mount *xm = mount_at(s, extra);
+	ok(xm && has(&xm->options, "rw") && has(&xm->options, "nosuid") && has(&xm->options, "nodev"),
+	   "writable: bound read-write, nosuid, nodev");
 	char git[512];
 	snprintf(git, sizeof(git), "%s/.git", workspace);
 	const oci_mount *g = mount_at(s, git);
 	ok(g && has(&g->options, "ro") && g > ws, "deny_write: read-only bind after the writable one");
+	/* a root caller: the writable binds idmapped, their owner on disk to
+	 * the program's unprivileged host uid */
+	ok(ws && has(&ws->options, "idmap") && ws->uid_mappings.len == 1 &&
+		   ws->uid_mappings.v[0].container_id == getuid() && ws->uid_mappings.v[0].host_id == 100000 &&
+		   ws->gid_mappings.len == 1 && ws->gid_mappings.v[0].container_id == getgid() &&
+		   ws->gid_mappings.v[0].host_id == 100001,
+	   "root caller: the workspace idmapped from its owner to the program");
+	ok(g && has(&g->options, "idmap") && g->uid_mappings.v[0].host_id == 100000,
+	   "a deny_write inside it is seen as the workspace shows it");
 	char secret[512];
 	snprintf(secret, sizeof(secret), "%s/secret.txt", home);
 	ok(has(&s->linux_->masked_paths, secret), "deny_read masks even a path that does not exist yet");
@@ -343,23 +414,70 @@ static void test_paths(void)
 	ok(homes == 1, "HOME appears once");
 
 	snprintf(json, sizeof(json), "{\"writable\": [\"%s/missing\"]}", tmpdir);
-	cleanup_free char *m2 = NULL;
-	oci_spec *bad = convert(json, 0, &m2);
-	oci_spec_free(bad);
 	snprintf(want, sizeof(want), "policy: writable: `%s/missing`: No such file or directory", tmpdir);
-	is_str(m2, want, "a missing writable directory is an error naming it");
+	refused(json, 0, want, "a missing writable directory is an error naming it");
 
-	cleanup_free char *m4 = NULL;
+	/* the credential list always wins over writable directories */
 	char ssh[512];
 	snprintf(ssh, sizeof(ssh), "%s/.ssh", home);
-	bad = convert("{\"workspace\": \"~/.ssh\", \"deny_read\": [\"~/.ssh\"]}", 0, &m4);
-	ok(bad && mount_at(bad, ssh) && has(&bad->linux_->masked_paths, ssh),
-	   "an explicit deny_read is kept even over the workspace");
-	oci_spec_free(bad);
-	bad = convert("{\"workspace\": \"~/.ssh\"}", 0, &m4);
-	ok(bad && mount_at(bad, ssh) && !has(&bad->linux_->masked_paths, ssh),
-	   "a default mask holding the workspace is skipped");
-	oci_spec_free(bad);
+	static const char wins[] = "the credential list always wins over writable directories";
+	snprintf(want, sizeof(want), "policy: workspace: `%s` is in `~/.ssh` of the credential list: %s", ssh, wins);
+	refused("{\"workspace\": \"~/.ssh\"}", 0, want, "a workspace in a credential store is refused");
+	snprintf(json, sizeof(json), "{\"writable\": [\"%s/link\"]}", workspace);
+	snprintf(want, sizeof(want), "policy: writable: `%s/link` resolves to `%s`, in `~/.ssh` of the credential list: %s",
+		 workspace, ssh, wins);
+	refused(json, 1000, want, "a writable symlink into a credential store is refused (non-root caller too)");
+	snprintf(json, sizeof(json), "{\"writable\": [\"%s\"]}", tmpdir);
+	snprintf(want, sizeof(want), "policy: writable: `%s` holds `%s` (`~/.ssh` of the credential list): %s", tmpdir, ssh,
+		 wins);
+	refused(json, 0, want, "a writable directory holding a credential store is refused");
+	snprintf(want, sizeof(want), "policy: writable: `/etc` holds `/etc/shadow` (`/etc/shadow` of the credential list): %s",
+		 wins);
+	refused("{\"writable\": [\"/etc\"]}", 0, want, "/etc holds /etc/shadow");
+	struct cv_sandbox_host h = host(0);
+	char elsewhere[512];
+	snprintf(elsewhere, sizeof(elsewhere), "%s/extra/home", tmpdir);
+	h.home = elsewhere; /* no credential store in it exists */
+	snprintf(json, sizeof(json), "{\"writable\": [\"%s/extra\"]}", tmpdir);
+	cleanup_policy cv_policy *pe = policy(json);
+	oci_spec *se = NULL;
+	cv_error_t e8 = NULL;
+	ok(pe && cv_sandbox_spec(pe, &h, NULL, &se, &e8) < 0 && e8 && strstr(e8->msg, "holds") &&
+		   strstr(e8->msg, "extra/home/.ssh"),
+	   "even a credential store that does not exist yet (the program could make it)");
+	oci_spec_free(se);
+	cv_error_release(&e8);
+}
+
+/* Every directory between a writable one and a denied path is bound onto
+ * itself (a mount point cannot be renamed): parents first. */
+static void test_ancestors(void)
+{
+	char json[2048], p[8][512];
+	snprintf(json, sizeof(json),
+		 "{\"workspace\": \"%s\", \"deny_write\": [\"%s/a/b/c\"], \"deny_read\": [\"%s/a/b/c/d\", "
+		 "\"%s/.git/x\"]}",
+		 workspace, workspace, workspace, workspace);
+	cleanup_free char *msg = NULL;
+	cleanup_spec oci_spec *s = convert(json, 1000, &msg);
+	if (!ok(s != NULL, "deny paths convert")) {
+		tap_diag("%s", msg);
+		return;
+	}
+	snprintf(p[0], sizeof(p[0]), "%s/a", workspace);
+	snprintf(p[1], sizeof(p[1]), "%s/a/b", workspace);
+	snprintf(p[2], sizeof(p[2]), "%s/a/b/c", workspace);
+	snprintf(p[3], sizeof(p[3]), "%s/a/b/c/d", workspace);
+	snprintf(p[4], sizeof(p[4]), "%s/.git", workspace);
+	const oci_mount *ws = mount_at(s, workspace), *a = mount_at(s, p[0]), *b = mount_at(s, p[1]),
+			*c = mount_at(s, p[2]);
+	ok(a && b && has(&a->options, "rw") && has(&b->options, "rw") && !strcmp(a->source, p[0]) && ws < a && a < b,
+	   "the directories between the workspace and a deny_write path: self binds, read-write, parents first");
+	ok(c && has(&c->options, "ro") && b < c, "the deny_write path itself: read-only, after them");
+	ok(!mount_at(s, p[3]), "nothing between a read-only path and a deny_read below it");
+	ok(has(&s->linux_->masked_paths, p[3]), "the deny_read below it is masked");
+	ok(!mount_at(s, p[4]), "a deny_read path that does not exist protects nothing");
+	ok(!has(&ws->options, "idmap") && !a->uid_mappings.len, "a non-root caller's binds: not idmapped");
 }
 
 /* Converts JSON with the outbound hook at HOOK and slirp4netns at SLIRP. */
@@ -467,6 +585,7 @@ int main(void)
 	test_limits();
 	test_rootless_and_user();
 	test_paths();
+	test_ancestors();
 	test_network();
 	test_rootfs();
 	test_mask_dedup();

@@ -51,6 +51,7 @@ static const struct key keys[] = {
 	{ "open_files", K_COUNT, OFF(open_files), CV_POLICY_MIN_OPEN_FILES, CV_POLICY_MAX_OPEN_FILES },
 	{ "timeout", K_SECONDS, OFF(timeout_ms), 1, CV_POLICY_MAX_TIMEOUT_MS },
 	{ "max_output_bytes", K_SIZE, OFF(max_output_bytes), 1, INT64_MAX },
+	{ "tmp_size", K_SIZE, OFF(tmp_size), CV_POLICY_MIN_TMP_SIZE, INT64_MAX },
 	{ "user", K_USER, 0, 0, 0 },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

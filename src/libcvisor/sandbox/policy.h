@@ -13,7 +13,7 @@
  *     "env": ["EDITOR", "LC_*", "MODE=test"],  added to the default allowlist
  *     "memory": "512MB", "cpus": 1.5, "cpu_seconds": 60, "processes": 64,
  *     "max_file_size": "1G", "open_files": 256, "timeout": 30,
- *     "max_output_bytes": "10MB",
+ *     "max_output_bytes": "10MB", "tmp_size": "256MB",
  *     "user": "1000:1000"
  *   }
  *
@@ -45,6 +45,7 @@ enum cv_policy_network {
 #define CV_POLICY_MIN_OPEN_FILES 16ull
 #define CV_POLICY_MAX_OPEN_FILES 1073741816ull  /* the kernel's NR_OPEN ceiling */
 #define CV_POLICY_MAX_TIMEOUT_MS (366ull * 24 * 3600 * 1000)
+#define CV_POLICY_MIN_TMP_SIZE (1ull << 20)
 
 typedef struct {
 	char *rootfs;    /* NULL: the host's root */
@@ -64,6 +65,7 @@ typedef struct {
 	oci_opt_u64 open_files;
 	oci_opt_u64 timeout_ms;
 	oci_opt_u64 max_output_bytes;
+	oci_opt_u64 tmp_size;      /* bytes, each of /tmp and the private workspace */
 	bool user_set;
 	uint32_t uid, gid;
 } cv_policy;

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "cgroups/cgroups.h"
@@ -136,22 +138,20 @@ static int expand(const char *path, const struct cv_sandbox_host *h, const char 
 }
 
 /* An existing host directory, canonical (binds follow symlinks anyway; the
- * canonical path is what the program sees). */
-static int host_dir(const char *path, const char *key, char **out, cv_error_t *err)
+ * canonical path is what the program sees); its stat in *st when not NULL. */
+static int host_dir(const char *path, const char *key, char **out, struct stat *st, cv_error_t *err)
 {
-	char *r = realpath(path, NULL);
+	cleanup_free char *r = realpath(path, NULL);
 	if (!r)
 		return cv_error_errno(err, "policy: %s: `%s`", key, path);
-	struct stat st;
-	if (stat(r, &st) < 0) {
-		free(r);
+	struct stat sb;
+	if (stat(r, &sb) < 0)
 		return cv_error_errno(err, "policy: %s: `%s`", key, path);
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		free(r);
+	if (!S_ISDIR(sb.st_mode))
 		return cv_error(err, ENOTDIR, "policy: %s: `%s`", key, path);
-	}
-	*out = r;
+	if (st)
+		*st = sb;
+	*out = steal_pointer(&r);
 	return 0;
 }
 
@@ -284,19 +284,80 @@ static int add_rule(oci_seccomp *sc, const char *const *names, size_t n, uint32_
 	return 0;
 }
 
+/* One more condition on rule R (all of a rule's conditions must hold):
+ * argument INDEX masked by MASK equals VALUE. */
 static int add_arg(oci_seccomp_syscall *r, uint32_t index, uint64_t mask, uint64_t value, cv_error_t *err)
 {
-	r->args = calloc(1, sizeof(*r->args));
-	if (!r->args)
+	oci_seccomp_arg *na = realloc(r->args, (r->args_len + 1) * sizeof(*na));
+	if (!na)
 		return cv_error(err, ENOMEM, "sandbox seccomp");
-	r->args_len = 1;
-	r->args[0] = (oci_seccomp_arg){ .index = index, .value = mask,
-					.value_two = { .set = true, .v = value },
-					.op = strdup("SCMP_CMP_MASKED_EQ") };
-	return r->args[0].op ? 0 : cv_error(err, ENOMEM, "sandbox seccomp");
+	r->args = na;
+	na[r->args_len] = (oci_seccomp_arg){ .index = index, .value = mask,
+					     .value_two = { .set = true, .v = value },
+					     .op = strdup("SCMP_CMP_MASKED_EQ") };
+	return na[r->args_len++].op ? 0 : cv_error(err, ENOMEM, "sandbox seccomp");
 }
 
-int cv_sandbox_seccomp(oci_seccomp **out, cv_error_t *err)
+/* Calls that give a file its mode, and the index of the mode argument. */
+static const struct {
+	const char *name;
+	uint32_t mode_arg;
+	int flags_arg; /* the open flags: only a creating open takes a mode; -1: always */
+} mode_syscalls[] = {
+	{ "chmod", 1, -1 },   { "fchmod", 1, -1 },  { "fchmodat", 2, -1 }, { "fchmodat2", 2, -1 },
+	{ "creat", 1, -1 },   { "open", 2, 1 },     { "openat", 3, 2 },    { "mknod", 1, -1 },
+	{ "mknodat", 2, -1 }, { "mkdir", 1, -1 },   { "mkdirat", 2, -1 },
+};
+
+/* No set-user-ID or set-group-ID file: the workspace takes the run's files
+ * back to the host (owned by its owner, root for a root caller), where
+ * anyone able to reach it could run them. Refused with EPERM; openat2 takes
+ * its mode in memory a filter cannot read: ENOSYS makes libc fall back. */
+static int add_setid_rules(oci_seccomp *sc, cv_error_t *err)
+{
+	static const uint64_t setid[] = { S_ISUID, S_ISGID };
+	static const uint64_t creating[] = { O_CREAT, O_TMPFILE & ~O_DIRECTORY };
+	static const char *const openat2[] = { "openat2" };
+	if (add_rule(sc, openat2, 1, ENOSYS, NULL, err) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(mode_syscalls) / sizeof(mode_syscalls[0]); i++) {
+		const char *name[] = { mode_syscalls[i].name };
+		for (size_t b = 0; b < 2; b++) {
+			for (size_t f = 0; f < (mode_syscalls[i].flags_arg < 0 ? 1 : 2); f++) {
+				oci_seccomp_syscall *r;
+				if (add_rule(sc, name, 1, EPERM, &r, err) < 0 ||
+				    add_arg(r, mode_syscalls[i].mode_arg, setid[b], setid[b], err) < 0)
+					return -1;
+				if (mode_syscalls[i].flags_arg >= 0 &&
+				    add_arg(r, (uint32_t)mode_syscalls[i].flags_arg, creating[f], creating[f], err) < 0)
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Unless the network is the host's: no unix socket of the host may be
+ * reached, and a path or an abstract name is all it takes (connect(2) is
+ * not stopped by a read-only mount). So no AF_UNIX socket(2) at all, and of
+ * socketpair(2) only stream and seqpacket pairs: those are connected for
+ * good, while a datagram socket may send to any path (sendto, connect).
+ * EAFNOSUPPORT: what programs meet where a family is missing. */
+static int add_unix_socket_rules(oci_seccomp *sc, cv_error_t *err)
+{
+	static const char *const sock[] = { "socket" };
+	static const char *const pair[] = { "socketpair" };
+	oci_seccomp_syscall *r;
+	if (add_rule(sc, sock, 1, EAFNOSUPPORT, &r, err) < 0 || add_arg(r, 0, 0xffffffffull, AF_UNIX, err) < 0)
+		return -1;
+	/* the type's low bits (SOCK_NONBLOCK and SOCK_CLOEXEC above them) */
+	if (add_rule(sc, pair, 1, EAFNOSUPPORT, &r, err) < 0 || add_arg(r, 0, 0xffffffffull, AF_UNIX, err) < 0 ||
+	    add_arg(r, 1, 0xf, SOCK_DGRAM, err) < 0)
+		return -1;
+	return 0;
+}
+
+int cv_sandbox_seccomp(enum cv_policy_network net, oci_seccomp **out, cv_error_t *err)
 {
 	oci_seccomp *sc = calloc(1, sizeof(*sc));
 	cleanup_spec oci_spec *holder = calloc(1, sizeof(*holder)); /* frees sc on failure */
@@ -330,12 +391,34 @@ int cv_sandbox_seccomp(oci_seccomp **out, cv_error_t *err)
 		    add_arg(r, 1, 0xffffffffull, deny_ioctls[i], err) < 0)
 			return -1;
 	}
+	if (add_setid_rules(sc, err) < 0)
+		return -1;
+	if (net != CV_POLICY_NET_HOST && add_unix_socket_rules(sc, err) < 0)
+		return -1;
 	holder->linux_->seccomp = NULL;
 	*out = sc;
 	return 0;
 }
 
 /* ---- the spec ---- */
+
+/* The first id of root's first range in FILE (/etc/subuid, /etc/subgid:
+ * "root:START:COUNT" or "0:START:COUNT"); false when it has none. */
+static bool root_subid(const char *file, uint32_t *out)
+{
+	cleanup_fclose FILE *f = fopen(file, "re");
+	char line[256];
+	while (f && fgets(line, sizeof(line), f)) {
+		char name[64];
+		unsigned long long start, count;
+		if (sscanf(line, "%63[^:]:%llu:%llu", name, &start, &count) == 3 &&
+		    (!strcmp(name, "root") || !strcmp(name, "0")) && start > 0 && count > 0 && start < UINT32_MAX) {
+			*out = (uint32_t)start;
+			return true;
+		}
+	}
+	return false;
+}
 
 int cv_sandbox_host_init(struct cv_sandbox_host *h, bool find_slirp, cv_error_t *err)
 {
@@ -344,6 +427,13 @@ int cv_sandbox_host_init(struct cv_sandbox_host *h, bool find_slirp, cv_error_t 
 	h->environ = environ;
 	h->uid = geteuid();
 	h->gid = getegid();
+	/* ids the administrator set aside for root's containers are the
+	 * natural home of its sandboxes; nobody owns nothing otherwise */
+	uint32_t id;
+	h->sandbox_uid = h->uid == 0 && root_subid("/etc/subuid", &id) ? id : CV_SANDBOX_NOBODY;
+	h->sandbox_gid = h->uid == 0 && root_subid("/etc/subgid", &id) ? id : CV_SANDBOX_NOBODY;
+	struct sysinfo si;
+	h->ram = sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 0;
 	h->home = getenv("HOME");
 	if (!h->home || h->home[0] != '/') {
 		cleanup_free char *home = NULL;
@@ -431,66 +521,238 @@ static int build_limits(const cv_policy *p, const struct cv_sandbox_host *h, oci
 	return 0;
 }
 
+/* ---- writable areas ---- */
+
+/* A host directory bound at its own path: the workspace, a writable or a
+ * deny_write path, or a directory between a writable one and a denied path
+ * below it (bound onto itself: a mount point cannot be renamed or removed,
+ * EBUSY, so the denied path stays where the policy names it). */
+struct area {
+	char *path; /* canonical */
+	bool rw;
+	/* a root caller's: idmapped, the directory's owner on disk being the
+	 * program's host identity (so the program may write there as owner) */
+	bool mapped;
+	uint32_t owner_uid, owner_gid;
+};
+
+struct areas {
+	struct area *v;
+	size_t len;
+};
+
+static void areas_free(struct areas *a)
+{
+	for (size_t i = 0; i < a->len; i++)
+		free(a->v[i].path);
+	free(a->v);
+}
+
+/* Takes PATH. */
+static int area_add(struct areas *a, char *path, bool rw, bool mapped, uint32_t uid, uint32_t gid, cv_error_t *err)
+{
+	struct area *nv = realloc(a->v, (a->len + 1) * sizeof(*nv));
+	if (!nv) {
+		free(path);
+		return cv_error(err, ENOMEM, "sandbox spec");
+	}
+	a->v = nv;
+	nv[a->len++] = (struct area){ .path = path, .rw = rw, .mapped = mapped, .owner_uid = uid, .owner_gid = gid };
+	return 0;
+}
+
+/* The deepest area holding PATH strictly below it (the later of two at
+ * one path: a deny_write over a writable one), or NULL. */
+static const struct area *innermost(const struct areas *a, const char *path)
+{
+	const struct area *best = NULL;
+	for (size_t i = 0; i < a->len; i++)
+		if (strcmp(a->v[i].path, path) != 0 && under(path, a->v[i].path) &&
+		    (!best || strlen(a->v[i].path) >= strlen(best->path)))
+			best = &a->v[i];
+	return best;
+}
+
+/* The credential list always wins over writable directories: REAL (what
+ * GIVEN resolves to) may neither lie in one of its paths nor hold one, even
+ * one that does not exist yet (the program could create it there, as
+ * ~/.ssh/authorized_keys). Checked on the resolved path: a symlink planted
+ * by an earlier run leads nowhere the list names. */
+static int check_credentials(const struct cv_sandbox_host *h, const char *key, const char *given, const char *real,
+			     cv_error_t *err)
+{
+	static const char *const creds[] = { CV_SANDBOX_DEFAULT_DENY_READ };
+	for (size_t i = 0; i < sizeof(creds) / sizeof(creds[0]); i++) {
+		if (creds[i][0] == '~' && !h->home)
+			continue;
+		cleanup_free char *e = NULL;
+		if (expand(creds[i], h, "deny_read", &e, err) < 0)
+			return -1;
+		cleanup_free char *r = realpath(e, NULL);
+		const char *forms[] = { e, r };
+		for (size_t k = 0; k < 2; k++) {
+			if (!forms[k])
+				continue;
+			if (under(real, forms[k]) && strcmp(given, real) != 0)
+				return cv_error(err, 0,
+						"policy: %s: `%s` resolves to `%s`, in `%s` of the credential list: the "
+						"credential list always wins over writable directories",
+						key, given, real, creds[i]);
+			if (under(real, forms[k]))
+				return cv_error(err, 0,
+						"policy: %s: `%s` is in `%s` of the credential list: the credential list "
+						"always wins over writable directories",
+						key, given, creds[i]);
+			if (under(forms[k], real))
+				return cv_error(err, 0,
+						"policy: %s: `%s` holds `%s` (`%s` of the credential list): the credential "
+						"list always wins over writable directories",
+						key, given, forms[k], creds[i]);
+		}
+	}
+	return 0;
+}
+
+/* The workspace or a writable directory: resolved, checked, then an area
+ * (its canonical path in *real when REAL is not NULL). */
+static int writable_area(const char *path, const char *key, const struct cv_sandbox_host *h, struct areas *a,
+			 char **real, cv_error_t *err)
+{
+	cleanup_free char *e = NULL, *dir = NULL;
+	struct stat st;
+	if (expand(path, h, key, &e, err) < 0 || host_dir(e, key, &dir, &st, err) < 0 ||
+	    check_credentials(h, key, e, dir, err) < 0)
+		return -1;
+	if (real && !(*real = strdup(dir)))
+		return cv_error(err, ENOMEM, "sandbox spec");
+	return area_add(a, steal_pointer(&dir), true, h->uid == 0, (uint32_t)st.st_uid, (uint32_t)st.st_gid, err);
+}
+
+/* Every directory strictly between the innermost writable area holding
+ * DENIED and DENIED becomes an area too (see struct area). */
+static int protect_ancestors(struct areas *a, const char *denied, cv_error_t *err)
+{
+	const struct area *in = innermost(a, denied);
+	if (!in || !in->rw)
+		return 0; /* out of the program's reach already */
+	struct area w = *in; /* a->v moves as areas are added */
+	const char *slash = denied + strlen(w.path);
+	while ((slash = strchr(slash + 1, '/'))) {
+		cleanup_free char *dir = strndup(denied, (size_t)(slash - denied));
+		if (!dir)
+			return cv_error(err, ENOMEM, "sandbox spec");
+		bool have = false;
+		for (size_t i = 0; i < a->len && !have; i++)
+			have = strcmp(a->v[i].path, dir) == 0;
+		if (!have && area_add(a, steal_pointer(&dir), true, w.mapped, w.owner_uid, w.owner_gid, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static size_t depth(const char *path)
+{
+	size_t d = 0;
+	for (; *path; path++)
+		d += *path == '/';
+	return d;
+}
+
+static int add_areas(struct areas *a, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
+{
+	/* parents first, whatever order the policy named them in (stable:
+	 * a deny_write at a writable one's path comes after it) */
+	for (size_t i = 1; i < a->len; i++)
+		for (size_t j = i; j > 0 && depth(a->v[j - 1].path) > depth(a->v[j].path); j--) {
+			struct area t = a->v[j];
+			a->v[j] = a->v[j - 1];
+			a->v[j - 1] = t;
+		}
+	for (size_t i = 0; i < a->len; i++) {
+		const struct area *ar = &a->v[i];
+		const char *const o[] = { "rbind", ar->rw ? "rw" : "ro", "nosuid", "nodev", ar->mapped ? "idmap" : NULL,
+					  NULL };
+		if (add_mount(s, ar->path, "bind", ar->path, o, err) < 0)
+			return -1;
+		if (!ar->mapped)
+			continue;
+		oci_mount *m = &s->mounts[s->mounts_len - 1];
+		m->uid_mappings.v = malloc(sizeof(oci_id_mapping));
+		m->gid_mappings.v = malloc(sizeof(oci_id_mapping));
+		if (!m->uid_mappings.v || !m->gid_mappings.v)
+			return cv_error(err, ENOMEM, "sandbox spec");
+		m->uid_mappings.v[0] = (oci_id_mapping){ .container_id = ar->owner_uid, .host_id = (uint32_t)h->sandbox_uid,
+							 .size = 1 };
+		m->gid_mappings.v[0] = (oci_id_mapping){ .container_id = ar->owner_gid, .host_id = (uint32_t)h->sandbox_gid,
+							 .size = 1 };
+		m->uid_mappings.len = m->gid_mappings.len = 1;
+	}
+	return 0;
+}
+
+/* The size option of /tmp and of the private workspace. */
+static void tmp_size_opt(const cv_policy *p, const struct cv_sandbox_host *h, char *buf, size_t size)
+{
+	uint64_t v = CV_SANDBOX_TMP_SIZE;
+	if (p->tmp_size.set)
+		v = p->tmp_size.v;
+	else if (p->memory.set) /* tmpfs pages count against it anyway */
+		v = p->memory.v;
+	else if (h->ram && h->ram / 2 < v)
+		v = h->ram / 2;
+	snprintf(buf, size, "size=%llu", (unsigned long long)v);
+}
+
 static int build_mounts(const cv_policy *p, const struct cv_sandbox_host *h, uint32_t uid, uint32_t gid,
 			oci_spec *s, cv_error_t *err)
 {
-	bool userns = h->uid != 0;
+	char size[40];
+	tmp_size_opt(p, h, size, sizeof(size));
 	static const char *const proc_o[] = { "nosuid", "noexec", "nodev", NULL };
-	static const char *const dev_o[] = { "nosuid", "strictatime", "mode=755", "size=65536k", NULL };
+	static const char *const dev_o[] = { "nosuid", "strictatime", "mode=755", "size=" CV_SANDBOX_SMALL_TMPFS, NULL };
 	static const char *const pts_o[] = { "nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", NULL };
-	static const char *const shm_o[] = { "nosuid", "noexec", "nodev", "mode=1777", "size=65536k", NULL };
+	static const char *const shm_o[] = { "nosuid", "noexec", "nodev", "mode=1777", "size=" CV_SANDBOX_SMALL_TMPFS,
+					     NULL };
 	static const char *const sys_o[] = { "nosuid", "noexec", "nodev", "ro", NULL };
-	static const char *const sysbind_o[] = { "bind", "ro", "nosuid", "noexec", "nodev", NULL };
-	static const char *const tmp_o[] = { "nosuid", "nodev", "mode=1777", NULL };
-	static const char *const run_o[] = { "nosuid", "nodev", "mode=755", NULL };
+	const char *const tmp_o[] = { "nosuid", "nodev", "mode=1777", size, NULL };
+	static const char *const run_o[] = { "nosuid", "nodev", "mode=755", "size=" CV_SANDBOX_SMALL_TMPFS, NULL };
 	if (add_mount(s, "/proc", "proc", "proc", proc_o, err) < 0 ||
 	    add_mount(s, "/dev", "tmpfs", "tmpfs", dev_o, err) < 0 ||
 	    add_mount(s, "/dev/pts", "devpts", "devpts", pts_o, err) < 0 ||
 	    add_mount(s, "/dev/shm", "tmpfs", "shm", shm_o, err) < 0)
 		return -1;
 	/* sysfs can be mounted only by the owner of the network namespace: with
-	 * the host's network and a user namespace, bind the host's instead
-	 * (not recursively: no cgroup or debug filesystems under it) */
-	if (p->network == CV_POLICY_NET_HOST && userns) {
-		if (add_mount(s, "/sys", "bind", "/sys", sysbind_o, err) < 0)
-			return -1;
-	} else if (add_mount(s, "/sys", "sysfs", "sysfs", sys_o, err) < 0) {
-		return -1;
-	}
-	if (add_mount(s, "/tmp", "tmpfs", "tmpfs", tmp_o, err) < 0 ||
+	 * the host's network the runtime binds the host's /sys instead, and in
+	 * a user namespace only with what is mounted below it (build_masks
+	 * hides the cgroup filesystems then) */
+	if (add_mount(s, "/sys", "sysfs", "sysfs", sys_o, err) < 0 ||
+	    add_mount(s, "/tmp", "tmpfs", "tmpfs", tmp_o, err) < 0 ||
 	    add_mount(s, "/run", "tmpfs", "tmpfs", run_o, err) < 0)
 		return -1;
 
+	__attribute__((cleanup(areas_free))) struct areas a = { 0 };
 	if (p->workspace) {
-		cleanup_free char *e = NULL, *dir = NULL;
-		static const char *const rw_o[] = { "rbind", "rw", "nosuid", "nodev", NULL };
-		if (expand(p->workspace, h, "workspace", &e, err) < 0 || host_dir(e, "workspace", &dir, err) < 0 ||
-		    add_mount(s, dir, "bind", dir, rw_o, err) < 0)
+		if (writable_area(p->workspace, "workspace", h, &a, &s->process->cwd, err) < 0)
 			return -1;
-		s->process->cwd = steal_pointer(&dir);
 	} else {
 		char uidopt[32], gidopt[32];
 		snprintf(uidopt, sizeof(uidopt), "uid=%u", uid);
 		snprintf(gidopt, sizeof(gidopt), "gid=%u", gid);
-		const char *const ws_o[] = { "nosuid", "nodev", "mode=700", uidopt, gidopt, NULL };
+		const char *const ws_o[] = { "nosuid", "nodev", "mode=700", uidopt, gidopt, size, NULL };
 		if (add_mount(s, CV_SANDBOX_PRIVATE_WORKSPACE, "tmpfs", "tmpfs", ws_o, err) < 0)
 			return -1;
 		if (!(s->process->cwd = strdup(CV_SANDBOX_PRIVATE_WORKSPACE)))
 			return cv_error(err, ENOMEM, "sandbox spec");
 	}
-	for (size_t i = 0; i < p->writable.len; i++) {
-		cleanup_free char *e = NULL, *dir = NULL;
-		static const char *const rw_o[] = { "rbind", "rw", "nosuid", "nodev", NULL };
-		if (expand(p->writable.v[i], h, "writable", &e, err) < 0 || host_dir(e, "writable", &dir, err) < 0 ||
-		    add_mount(s, dir, "bind", dir, rw_o, err) < 0)
+	for (size_t i = 0; i < p->writable.len; i++)
+		if (writable_area(p->writable.v[i], "writable", h, &a, NULL, err) < 0)
 			return -1;
-	}
+	size_t nrw = a.len;
 	for (size_t i = 0; i < p->deny_write.len; i++) {
 		cleanup_free char *e = NULL;
-		static const char *const ro_o[] = { "rbind", "ro", "nosuid", "nodev", NULL };
 		if (expand(p->deny_write.v[i], h, "deny_write", &e, err) < 0)
 			return -1;
-		cleanup_free char *real = realpath(e, NULL);
+		char *real = realpath(e, NULL);
 		if (!real) {
 			if (errno != ENOENT)
 				return cv_error_errno(err, "policy: deny_write: `%s`", e);
@@ -499,20 +761,30 @@ static int build_mounts(const cv_policy *p, const struct cv_sandbox_host *h, uin
 			cv_warn("policy: deny_write: `%s` does not exist, nothing to bind read-only", e);
 			continue;
 		}
-		if (add_mount(s, real, "bind", real, ro_o, err) < 0)
+		/* seen as the writable area around it shows it */
+		const struct area *in = innermost(&a, real);
+		bool mapped = in && in->rw && in->mapped;
+		if (area_add(&a, real, false, mapped, mapped ? in->owner_uid : 0, mapped ? in->owner_gid : 0, err) < 0)
 			return -1;
 	}
-	return 0;
-}
-
-/* A read-write bind at or under PATH (the workspace or a writable dir). */
-static bool holds_writable(const oci_spec *s, const char *path)
-{
-	for (size_t i = 0; i < s->mounts_len; i++)
-		if (!strcmp(s->mounts[i].type, "bind") && strv_has(&s->mounts[i].options, "rw") &&
-		    under(s->mounts[i].destination, path))
-			return true;
-	return false;
+	/* what the program must not move: the deny_write paths (the areas
+	 * from nrw on) and the deny_read ones that exist */
+	for (size_t i = nrw, n = a.len; i < n; i++) {
+		cleanup_free char *denied = strdup(a.v[i].path);
+		if (!denied)
+			return cv_error(err, ENOMEM, "sandbox spec");
+		if (protect_ancestors(&a, denied, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < p->deny_read.len; i++) {
+		cleanup_free char *e = NULL;
+		if (expand(p->deny_read.v[i], h, "deny_read", &e, err) < 0)
+			return -1;
+		cleanup_free char *real = realpath(e, NULL);
+		if (real && protect_ancestors(&a, real, err) < 0)
+			return -1;
+	}
+	return add_areas(&a, h, s, err);
 }
 
 static int build_masks(const cv_policy *p, const struct cv_sandbox_host *h, const char *root, oci_spec *s,
@@ -523,11 +795,17 @@ static int build_masks(const cv_policy *p, const struct cv_sandbox_host *h, cons
 	static const char *const masked[] = { "/proc/acpi", "/proc/asound", "/proc/interrupts", "/proc/kcore",
 					      "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
 					      "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
-					      "/sys/firmware", "/sys/devices/virtual/powercap", NULL };
+					      "/sys/firmware", "/sys/devices/virtual/powercap",
+					      /* the physical address of the kernel's crash notes */
+					      "/sys/kernel/vmcoreinfo", NULL };
 	static const char *const readonly[] = { "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
 						"/proc/sysrq-trigger", NULL };
 	static const char *const defaults[] = { CV_SANDBOX_DEFAULT_DENY_READ };
 	if (strv_addv(&l->masked_paths, masked, err) < 0 || strv_addv(&l->readonly_paths, readonly, err) < 0)
+		return -1;
+	/* the host's /sys with the host's network: its cgroup filesystems show
+	 * the host's whole tree (a sandbox's own sysfs has none) */
+	if (p->network == CV_POLICY_NET_HOST && strv_add(&l->masked_paths, "/sys/fs/cgroup", err) < 0)
 		return -1;
 	size_t nd = sizeof(defaults) / sizeof(defaults[0]);
 	for (size_t i = 0; i < nd + p->deny_read.len; i++) {
@@ -540,8 +818,8 @@ static int build_masks(const cv_policy *p, const struct cv_sandbox_host *h, cons
 			return -1;
 		/* mask what the path leads to, so a symlink to the secret is no
 		 * way around it; a missing default is skipped, a missing
-		 * deny_read is masked anyway (the runtime ignores it if it
-		 * still does not exist when the sandbox starts) */
+		 * deny_read is said and masked anyway (the runtime ignores it
+		 * if it still does not exist when the sandbox starts) */
 		cleanup_free char *inside = NULL;
 		struct stat lst;
 		/* most defaults do not exist: one lstat, not realpath's walk */
@@ -554,15 +832,14 @@ static int build_masks(const cv_policy *p, const struct cv_sandbox_host *h, cons
 			struct stat st;
 			if (asprintf(&in_root, "%s%s", strcmp(root, "/") == 0 ? "" : root, e) < 0)
 				return cv_error(err, ENOMEM, "sandbox spec");
-			if (is_default && lstat(in_root, &st) < 0)
-				continue;
+			if (lstat(in_root, &st) < 0) {
+				if (is_default)
+					continue;
+				cv_warn("policy: deny_read: `%s` does not exist, nothing to hide (what the program "
+					"makes there is not hidden)",
+					e);
+			}
 			inside = steal_pointer(&e);
-		}
-		/* the user asked for that directory (e.g. a workspace in /root):
-		 * a default mask must not hide it */
-		if (is_default && holds_writable(s, inside)) {
-			cv_debug("sandbox: default mask `%s` skipped: it holds a writable directory", inside);
-			continue;
 		}
 		if (!strv_has(&l->masked_paths, inside) && strv_add(&l->masked_paths, inside, err) < 0)
 			return -1;
@@ -641,7 +918,7 @@ int cv_sandbox_spec(const cv_policy *p, const struct cv_sandbox_host *h, char *c
 	cleanup_free char *root = NULL;
 	if (p->rootfs) {
 		cleanup_free char *e = NULL;
-		if (expand(p->rootfs, h, "rootfs", &e, err) < 0 || host_dir(e, "rootfs", &root, err) < 0)
+		if (expand(p->rootfs, h, "rootfs", &e, err) < 0 || host_dir(e, "rootfs", &root, NULL, err) < 0)
 			return -1;
 	} else if (!(root = strdup("/"))) {
 		return cv_error(err, ENOMEM, "sandbox spec");
@@ -652,6 +929,10 @@ int cv_sandbox_spec(const cv_policy *p, const struct cv_sandbox_host *h, char *c
 		return cv_error(err, ENOMEM, "sandbox spec");
 	s->root->readonly = true;
 	if (add_annotation(s, CV_ROOTFS_ANNOTATION_FLAGS, "nosuid,nodev", err) < 0)
+		return -1;
+	/* what the host has mounted there stays out of the mount table: the
+	 * sandbox mounts its own filesystems on each (build_mounts) */
+	if (add_annotation(s, CV_ROOTFS_ANNOTATION_HIDE, "/dev,/proc,/sys,/run,/tmp", err) < 0)
 		return -1;
 
 	oci_process *proc = s->process;
@@ -692,22 +973,28 @@ int cv_sandbox_spec(const cv_policy *p, const struct cv_sandbox_host *h, char *c
 			return -1;
 	if (p->network != CV_POLICY_NET_HOST && add_namespace(l, "network", err) < 0)
 		return -1;
-	if (h->uid != 0) {
-		/* a user namespace mapping only the caller: nothing else of the
-		 * host's ids exists inside */
-		if (add_namespace(l, "user", err) < 0)
-			return -1;
-		l->uid_mappings.v = malloc(sizeof(oci_id_mapping));
-		l->gid_mappings.v = malloc(sizeof(oci_id_mapping));
-		if (!l->uid_mappings.v || !l->gid_mappings.v)
-			return cv_error(err, ENOMEM, "sandbox spec");
-		l->uid_mappings.v[0] = (oci_id_mapping){ .container_id = uid, .host_id = (uint32_t)h->uid, .size = 1 };
-		l->gid_mappings.v[0] = (oci_id_mapping){ .container_id = gid, .host_id = (uint32_t)h->gid, .size = 1 };
-		l->uid_mappings.len = l->gid_mappings.len = 1;
-	}
+	/* A user namespace mapping only the program's ids: to the caller's own,
+	 * or for a root caller to an unprivileged host identity (untrusted code
+	 * never holds host root); nothing else of the host's ids exists inside. */
+	if (add_namespace(l, "user", err) < 0)
+		return -1;
+	l->uid_mappings.v = malloc(sizeof(oci_id_mapping));
+	l->gid_mappings.v = malloc(sizeof(oci_id_mapping));
+	if (!l->uid_mappings.v || !l->gid_mappings.v)
+		return cv_error(err, ENOMEM, "sandbox spec");
+	uint32_t host_uid = (uint32_t)(h->uid == 0 ? h->sandbox_uid : h->uid);
+	uint32_t host_gid = (uint32_t)(h->uid == 0 ? h->sandbox_gid : h->gid);
+	l->uid_mappings.v[0] = (oci_id_mapping){ .container_id = uid, .host_id = host_uid, .size = 1 };
+	l->gid_mappings.v[0] = (oci_id_mapping){ .container_id = gid, .host_id = host_gid, .size = 1 };
+	l->uid_mappings.len = l->gid_mappings.len = 1;
+	/* private from the start: a mount made on the host during the run
+	 * (an automount, a FUSE or overlay mount, a bind of "/") never
+	 * reaches the sandbox, read-write or not */
+	if (!(l->rootfs_propagation = strdup("rprivate")))
+		return cv_error(err, ENOMEM, "sandbox spec");
 	if (build_mounts(p, h, uid, gid, s, err) < 0 || build_masks(p, h, root, s, err) < 0)
 		return -1;
-	if (cv_sandbox_seccomp(&l->seccomp, err) < 0 || build_network_hook(p, h, s, err) < 0)
+	if (cv_sandbox_seccomp(p->network, &l->seccomp, err) < 0 || build_network_hook(p, h, s, err) < 0)
 		return -1;
 
 	char buf[32];

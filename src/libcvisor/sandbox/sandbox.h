@@ -3,21 +3,35 @@
  * ordinary config.json, run by the ordinary lifecycle code; nothing here
  * touches the kernel beyond reading the host (mount table, rlimits, paths).
  *
- * What a policy becomes (documented once here; README "Sandbox" repeats it):
+ * What a policy becomes (documented once here; cvisor-do(1) "THE SANDBOX"
+ * and "SECURITY MODEL" say it for users):
  *  - root: the policy's rootfs or, by default, the host's "/" as root.path,
  *    read-only, with annotation CV_ROOTFS_ANNOTATION_FLAGS "nosuid,nodev":
  *    the runtime clones that tree recursively, so every mount below it
  *    (/home, /work, ...) is read-only, nosuid and nodev too, in one step;
+ *    CV_ROOTFS_ANNOTATION_HIDE leaves out what the host has mounted below
+ *    the directories the sandbox mounts its own over; rootfsPropagation
+ *    "rprivate": nothing mounted on the host later reaches the sandbox;
  *  - /proc (own), /dev (tmpfs: null zero full random urandom tty, pts, shm),
  *    /sys read-only, /tmp and /run private tmpfs (host sockets under /run,
  *    such as a Docker socket, stay out of reach: read-only mounts do not stop
- *    connect(2));
+ *    connect(2)); /tmp and a private workspace of tmp_size bytes each
+ *    (default: the memory limit, else CV_SANDBOX_TMP_SIZE or half the RAM
+ *    if less), /run, /dev and /dev/shm of CV_SANDBOX_SMALL_TMPFS;
  *  - workspace: bound read-write at its own path and the cwd; absent, a
  *    private tmpfs at /tmp/workspace owned by the program's user;
  *  - writable: bound read-write; deny_write: bound read-only over them;
+ *    the workspace and writable paths are resolved first and refused when
+ *    they lie in or hold a path of CV_SANDBOX_DEFAULT_DENY_READ (the
+ *    credential list always wins); every directory between a writable one
+ *    and a deny_write or deny_read path below it is bound onto itself, so
+ *    that the program cannot rename it (EBUSY) to move the denied path;
  *  - deny_read and CV_SANDBOX_DEFAULT_DENY_READ: masked (maskedPaths);
- *  - namespaces: pid, mount, ipc, uts, cgroup, network unless "host", user
- *    when the caller is not root (mapping only the caller's uid and gid);
+ *  - namespaces: pid, mount, ipc, uts, cgroup, network unless "host", and
+ *    user, mapping only the program's uid and gid: to the caller's own ids,
+ *    or for a root caller to an unprivileged host identity
+ *    (cv_sandbox_host.sandbox_uid/gid); then the writable binds are
+ *    idmapped, each directory's owner to that identity;
  *  - the program runs as the policy's user (default: the caller's uid/gid),
  *    with no capabilities, noNewPrivileges, RLIMIT_CORE 0 and the seccomp
  *    profile of cv_sandbox_seccomp();
@@ -53,12 +67,24 @@
 
 /* The caller's variables that reach the program by default ("X*" is a
  * prefix). Everything else needs the policy's env. */
-#define CV_SANDBOX_DEFAULT_ENV                                                                \
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM",     \
+#define CV_SANDBOX_DEFAULT_ENV                                                                  \
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE",         \
+		"LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES", "LC_PAPER",       \
+		"LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION", "TERM", \
 		"COLORTERM", "NO_COLOR", "TZ"
 
 /* Where the private workspace lives inside the sandbox. */
 #define CV_SANDBOX_PRIVATE_WORKSPACE "/tmp/workspace"
+
+/* The default size of /tmp and of the private workspace without a memory
+ * limit (half the RAM when that is less), and the size of /run, /dev and
+ * /dev/shm. */
+#define CV_SANDBOX_TMP_SIZE (1ull << 30)
+#define CV_SANDBOX_SMALL_TMPFS "65536k"
+
+/* The host identity of a root caller's program when /etc/subuid (subgid)
+ * gives root no range: nobody's. */
+#define CV_SANDBOX_NOBODY 65534
 
 /* Every v1 controller whose hierarchy a sandbox may join (its annotation
  * CV_CGROUP_ANNOTATION_CONTROLLERS is a subset): where the gc looks. */
@@ -76,6 +102,12 @@ struct cv_sandbox_host {
 	const char *home;     /* for "~/"; NULL when unknown */
 	uid_t uid;            /* effective ids of the caller */
 	gid_t gid;
+	/* a root caller's program runs as these host ids (never as root): the
+	 * first of root's subordinate ids in /etc/subuid and /etc/subgid,
+	 * else CV_SANDBOX_NOBODY */
+	uid_t sandbox_uid;
+	gid_t sandbox_gid;
+	uint64_t ram; /* bytes of RAM, 0 when unknown (the default tmp_size) */
 	/* current hard limits (RLIM_INFINITY = unlimited) */
 	uint64_t hard_cpu, hard_fsize, hard_nofile;
 	/* hook program for network "outbound" (NULL: CV_SANDBOX_SLIRP_HOOK;
@@ -110,7 +142,8 @@ int cv_sandbox_spec(const cv_policy *policy, const struct cv_sandbox_host *host,
 void cv_sandbox_do_only_keys(const cv_policy *p, char *buf, size_t size);
 
 /* The default seccomp profile for untrusted code (a deny-list on top of
- * allow, see sandbox.c for each entry and why). */
-int cv_sandbox_seccomp(oci_seccomp **out, cv_error_t *err);
+ * allow, see sandbox.c for each entry and why). Unless NET is "host", unix
+ * sockets are refused but for stream and seqpacket pairs. */
+int cv_sandbox_seccomp(enum cv_policy_network net, oci_seccomp **out, cv_error_t *err);
 
 #endif

@@ -1,0 +1,525 @@
+#!/usr/bin/env bats
+# `cvisor do` attacked as a hostile program attacks it (issue 17): one test
+# per reproducer, for a root caller and for an unprivileged one (nobody).
+# Each runs the attack inside, then checks from the host what it left.
+# Grouped by the item of the issue; each group says what it guards.
+
+load helpers
+load sandbox-helpers
+
+setup() {
+	cv_setup
+	SB_BUNDLES="$CV_ROOT-sandbox"
+	# outside /tmp, which the sandbox replaces: the program sees it
+	ATK="$(mktemp -d /var/tmp/cvisor-atk.XXXXXX)"
+	chmod 755 "$ATK"
+	: >"$CV_TMP/.mounts"
+	: >"$CV_TMP/.netns"
+}
+
+teardown() {
+	local m
+	# host mounts and network namespaces made by a test, innermost first
+	while read -r m; do
+		[ -n "$m" ] && mountpoint -q "$m" && umount "$m"
+	done < <(tac "$CV_TMP/.mounts" 2>/dev/null)
+	while read -r m; do
+		[ -n "$m" ] && ip netns delete "$m" 2>/dev/null
+	done <"$CV_TMP/.netns"
+	nobody_teardown
+	cvisor gc >/dev/null 2>&1 || true
+	cv_teardown
+	rm -rf "$ATK" "$SB_BUNDLES"
+}
+
+# The caller of the test: root, or nobody (a user namespace of its own).
+# Makes its home and workspace under $ATK, owned by it.
+atk_caller() {
+	WHO=$1
+	mkdir -p "$ATK/home" "$ATK/ws"
+	if [ "$WHO" = nobody ]; then
+		requires_unprivileged_userns
+		chown nobody:nogroup "$ATK/home" "$ATK/ws"
+	fi
+}
+
+# `cvisor ARGS...` as $WHO, with HOME=$ATK/home; leading NAME=value
+# arguments are added to its environment.
+atk() {
+	local envs=()
+	while [[ "$1" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
+		envs+=("$1")
+		shift
+	done
+	if [ "$WHO" = root ]; then
+		env "${envs[@]}" HOME="$ATK/home" "$CVISOR" --root "$CV_ROOT" "$@"
+	else
+		local NR_HOME="$ATK/home"
+		local -a NR_ENV=("${envs[@]}")
+		as_nobody "$@"
+	fi
+}
+
+# CMD... on the host as $WHO (what the caller itself makes).
+as_who() {
+	if [ "$WHO" = root ]; then
+		"$@"
+	else
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+	fi
+}
+
+# A unix socket server at PATH with MODE, run as $WHO, answering REPLY to
+# every connection (a fake daemon).
+start_unix_server() {
+	local path=$1 mode=$2 reply=$3
+	as_who /usr/bin/python3 -c '
+import os, socket, sys
+path, mode, reply = sys.argv[1], int(sys.argv[2], 8), sys.argv[3].encode()
+s = socket.socket(socket.AF_UNIX)
+s.bind(path)
+os.chmod(path, mode)
+s.listen(8)
+while True:
+    c, _ = s.accept()
+    c.recv(4096)
+    c.sendall(reply)
+    c.close()
+' "$path" "$mode" "$reply" 3>&- &
+	cv_track_pid $!
+	for _ in $(seq 100); do
+		[ -S "$path" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# The client the program runs: connects to a unix socket, sends an HTTP
+# request, prints the answer (or the error).
+write_client() {
+	cat >"$ATK/connect.py" <<-'EOF'
+	import socket, sys
+	try:
+	    s = socket.socket(socket.AF_UNIX)
+	    s.connect(sys.argv[1])
+	    s.sendall(b"GET /containers/json HTTP/1.0\r\n\r\n")
+	    print(s.recv(4096).decode())
+	except OSError as e:
+	    print("refused:", e)
+	EOF
+}
+
+# ---- 1. The program never holds host root ----
+# A root caller's sandbox has a user namespace too: the program keeps its
+# policy user inside (the caller's uid, 0), but is an unprivileged host
+# identity outside. Writable areas are idmapped to it, nosuid and nodev, and
+# the seccomp profile refuses set-id modes.
+
+@test "attack 1 (root caller): root-only files, groups, sockets and kernel files are out of reach" {
+	requires_root
+	[ -x /usr/bin/python3 ] || skip "requires /usr/bin/python3"
+	atk_caller root
+	write_client
+	mkdir -m 755 "$ATK/secret"
+	echo ROOT-ONLY >"$ATK/secret/shadow-"
+	chmod 600 "$ATK/secret/shadow-"
+	echo ROOT-GROUP >"$ATK/secret/group-only"
+	chgrp 0 "$ATK/secret/group-only"
+	chmod 640 "$ATK/secret/group-only"
+	start_unix_server "$ATK/secret/root.sock" 600 ROOT-SOCKET
+	# the host's network: its unix sockets are the point here, see 6
+	run atk do --network host -- sh -c "cat $ATK/secret/shadow- 2>&1; cat $ATK/secret/group-only 2>&1;
+		/usr/bin/python3 $ATK/connect.py $ATK/secret/root.sock; echo inside=\$(id -u);
+		echo host=\$(awk '{ print \$2 }' /proc/self/uid_map); grep '^Groups:' /proc/self/status;
+		cat /sys/kernel/vmcoreinfo 2>&1"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *ROOT-ONLY* ]]
+	[[ "$output" != *ROOT-GROUP* ]]
+	[[ "$output" != *ROOT-SOCKET* ]]
+	[[ "$output" == *"inside=0"* ]] # its policy user: the caller's uid
+	[[ "$output" != *"host=0"* ]]
+	[[ "$output" == *"host="[1-9]* ]]
+	# no supplementary group of the caller's (root's group 0) either
+	[ "$(grep '^Groups:' <<<"$output" | tr -d '[:space:]')" = Groups: ]
+	# the physical address of the kernel's vmcoreinfo note
+	[[ ! "$output" =~ 0x[0-9a-f]{16} ]]
+}
+
+# The workspace takes the run's files back to the host: none may carry a
+# set-id bit (run by anyone who can reach the workspace, it would run as its
+# owner: root for a root caller).
+attack_setid_files() {
+	run atk do --workspace "$ATK/ws" -- sh -c '
+		cp /usr/bin/id x; chmod 6755 x 2>&1; echo chmod=$?
+		chmod u+s x 2>&1; echo chmod-u+s=$?
+		/usr/bin/python3 -c "import os; os.close(os.open(\"y\", os.O_CREAT | os.O_WRONLY, 0o4755))" 2>&1; echo open=$?
+		mkdir -m 2755 d 2>&1; echo mkdir=$?
+		cat /sys/kernel/vmcoreinfo 2>&1
+		grep " $PWD " /proc/self/mountinfo | cut -d" " -f6'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"chmod=1"* ]]
+	[[ "$output" == *"chmod-u+s=1"* ]]
+	[[ "$output" == *"open=1"* ]]
+	[[ "$output" == *"mkdir=1"* ]]
+	[[ ! "$output" =~ 0x[0-9a-f]{16} ]]
+	[[ ",${lines[-1]}," == *",nosuid,"* ]]
+	[[ ",${lines[-1]}," == *",nodev,"* ]]
+	# on the host: whatever the run made carries no set-id bit
+	local f
+	for f in x y d; do
+		[ ! -e "$ATK/ws/$f" ] || [ $((0$(stat -c %a "$ATK/ws/$f") & 06000)) -eq 0 ]
+	done
+	[ -e "$ATK/ws/x" ] # the copy itself was allowed
+}
+
+@test "attack 1 (root caller): no set-id file reaches the host through the workspace" {
+	requires_root
+	[ -x /usr/bin/python3 ] || skip "requires /usr/bin/python3"
+	atk_caller root
+	attack_setid_files
+	# the workspace's owner owns what the run made: root here
+	[ "$(stat -c %u "$ATK/ws/x")" = 0 ]
+}
+
+@test "attack 1 (unprivileged caller): no set-id file reaches the host through the workspace" {
+	requires_root
+	[ -x /usr/bin/python3 ] || skip "requires /usr/bin/python3"
+	atk_caller nobody
+	attack_setid_files
+	[ "$(stat -c %U "$ATK/ws/x")" = nobody ]
+}
+
+# ---- 3. Denied paths stay denied whatever is renamed around them ----
+# Every directory between a writable area and a denied path is a mount
+# point inside: renaming or removing it fails (EBUSY), within a run and so
+# across runs.
+
+attack_deny_rename() {
+	local ws="$ATK/ws"
+	as_who mkdir -p "$ws/.git/hooks" "$ws/config" "$ws/src/gen/out"
+	as_who sh -c "echo SECRET-ENV >'$ws/config/.env'"
+	# deny_write: the repository's hooks stay the caller's
+	run atk do --workspace "$ws" --deny-write "$ws/.git/hooks" -- sh -c '
+		mv .git/hooks .git/h2; echo rc1=$?
+		mv .git .git-old && mkdir -p .git/hooks && echo evil >.git/hooks/pre-commit; echo rc2=$?'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rc1=1"* ]]
+	[[ "$output" == *"rc2=1"* ]]
+	[ ! -e "$ws/.git/hooks/pre-commit" ]
+	[ -d "$ws/.git/hooks" ]
+	[ ! -e "$ws/.git-old" ]
+	[ ! -e "$ws/.git/h2" ]
+	# deeper: every directory between the workspace and the path
+	run atk do --workspace "$ws" --deny-write "$ws/src/gen/out" -- sh -c '
+		mv src s2; echo rc1=$?; mv src/gen src/g2; echo rc2=$?; rmdir src/gen/out; echo rc3=$?'
+	[[ "$output" == *"rc1=1"* ]]
+	[[ "$output" == *"rc2=1"* ]]
+	[[ "$output" == *"rc3=1"* ]]
+	[ -d "$ws/src/gen/out" ]
+	# deny_read across runs: run 1 moves the directory, run 2 reads the file
+	run atk do --workspace "$ws" --deny-read "$ws/config/.env" -- sh -c 'mv config moved; echo rc=$?'
+	[[ "$output" == *"rc=1"* ]]
+	run atk do --workspace "$ws" --deny-read "$ws/config/.env" -- sh -c 'cat moved/.env config/.env 2>&1'
+	[[ "$output" != *SECRET-ENV* ]]
+	[ "$(cat "$ws/config/.env")" = SECRET-ENV ]
+	[ ! -e "$ws/moved" ]
+	# a denied path that does not exist when the run starts is said
+	run atk do --workspace "$ws" --deny-read "$ws/nope/.env" --deny-write "$ws/nope2" -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"deny_read: \`$ws/nope/.env\` does not exist"* ]]
+	[[ "$output" == *"deny_write: \`$ws/nope2\` does not exist"* ]]
+}
+
+@test "attack 3 (root caller): deny_write and deny_read hold whatever the program renames" {
+	requires_root
+	atk_caller root
+	attack_deny_rename
+}
+
+@test "attack 3 (unprivileged caller): deny_write and deny_read hold whatever the program renames" {
+	requires_root
+	atk_caller nobody
+	attack_deny_rename
+}
+
+# ---- 4. A writable path never leads into a credential store ----
+# Writable paths are resolved first; one that lies in, or holds, a path of
+# the credential list is refused: the credential list always wins.
+
+attack_planted_symlink() {
+	local ws="$ATK/ws" home="$ATK/home"
+	as_who mkdir -p "$home/.ssh"
+	as_who sh -c "echo PRIVATE-KEY >'$home/.ssh/id_rsa'; echo ORIGINAL >'$home/.ssh/authorized_keys'"
+	# run 1 plants a link to the caller's keys in its workspace
+	run atk do --workspace "$ws" -- ln -s "$home/.ssh" sub
+	[ "$status" -eq 0 ]
+	[ -L "$ws/sub" ]
+	# run 2 is given that link as its workspace, or as a writable directory
+	run atk do --workspace "$ws/sub" -- sh -c 'cat id_rsa; echo evil >>authorized_keys'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"workspace: \`$ws/sub\` resolves to \`$home/.ssh\`"*"the credential list always wins"* ]]
+	[[ "$output" != *PRIVATE-KEY* ]]
+	run atk do --workspace "$ws" --writable "$ws/sub" -- sh -c 'cat sub/id_rsa; echo evil >>sub/authorized_keys'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"writable: \`$ws/sub\`"*"the credential list always wins"* ]]
+	[[ "$output" != *PRIVATE-KEY* ]]
+	[ "$(cat "$home/.ssh/authorized_keys")" = ORIGINAL ]
+	# a writable directory holding a credential store, existing or not
+	run atk do --workspace "$home" -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"holds \`$home/.ssh\`"*"the credential list always wins"* ]]
+}
+
+@test "attack 4 (root caller): a symlink planted by an earlier run cannot lead a workspace into the credential stores" {
+	requires_root
+	atk_caller root
+	attack_planted_symlink
+}
+
+@test "attack 4 (unprivileged caller): a symlink planted by an earlier run cannot lead a workspace into the credential stores" {
+	requires_root
+	atk_caller nobody
+	attack_planted_symlink
+}
+
+# ---- 5. Host mounts made during a run do not reach the sandbox ----
+# The sandbox's mounts are private from the start: nothing propagates in,
+# nor out (the runtime's copies of host mounts are detached from their
+# peers before the sandbox mounts anything on them).
+
+attack_mount_during_run() {
+	local ws="$ATK/ws"
+	mkdir -m 755 "$ATK/mnt"
+	as_who mkdir -p "$ws/sub" "$ws/.git/hooks"
+	# shared, as "/" is on systemd hosts: what is mounted below propagates
+	echo "$ATK" >>"$CV_TMP/.mounts"
+	mount --bind "$ATK" "$ATK"
+	mount --make-rshared "$ATK"
+	atk do --workspace "$ws" --deny-write "$ws/.git/hooks" -- sh -c "touch ready; while [ ! -e go ]; do sleep 0.05; done
+		ls $ATK/mnt sub; touch $ATK/mnt/w sub/w" >"$CV_TMP/out" 2>&1 3>&- &
+	local do_pid=$!
+	cv_track_pid $do_pid
+	for _ in $(seq 100); do
+		[ -e "$ws/ready" ] && break
+		sleep 0.05
+	done
+	[ -e "$ws/ready" ]
+	# nor the other way: the sandbox's own mounts (.git, .git/hooks) stay
+	# out of the host's shared mount
+	[ -z "$(grep -F "$ws/.git" /proc/self/mountinfo)" ]
+	# on the host, during the run: writable mounts below the read-only root
+	# and below the workspace
+	echo "$ATK/mnt" >>"$CV_TMP/.mounts"
+	mount -t tmpfs -o size=1m,mode=777 tmpfs "$ATK/mnt"
+	echo "$ws/sub" >>"$CV_TMP/.mounts"
+	mount -t tmpfs -o size=1m,mode=777 tmpfs "$ws/sub"
+	echo HOST-MOUNT >"$ATK/mnt/marker"
+	echo HOST-MOUNT >"$ws/sub/marker"
+	touch "$ws/go"
+	wait $do_pid || true
+	cat "$CV_TMP/out" >&3
+	[[ "$(cat "$CV_TMP/out")" != *marker* ]]
+	[ ! -e "$ATK/mnt/w" ]
+	[ ! -e "$ws/sub/w" ]
+}
+
+@test "attack 5 (root caller): a mount made on the host during a run does not appear inside" {
+	requires_root
+	atk_caller root
+	attack_mount_during_run
+}
+
+@test "attack 5 (unprivileged caller): a mount made on the host during a run does not appear inside" {
+	requires_root
+	atk_caller nobody
+	attack_mount_during_run
+}
+
+# ---- 6. Network none: no host unix socket is reachable ----
+# socket(AF_UNIX) fails (EAFNOSUPPORT) unless the network is the host's;
+# socketpair(2) of stream and seqpacket sockets still works.
+
+attack_unix_socket() {
+	local home="$ATK/home"
+	write_client
+	as_who mkdir -p "$home/.docker/run"
+	# writable by everyone: only the network policy may keep it out
+	start_unix_server "$home/.docker/run/docker.sock" 666 $'HTTP/1.0 200 OK\r\n\r\n[]'
+	run atk do -- /usr/bin/python3 "$ATK/connect.py" "$home/.docker/run/docker.sock"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"200 OK"* ]]
+	[[ "$output" == *"refused: [Errno 97] Address family not supported by protocol"* ]]
+	run atk do --network outbound -- true
+	if [ "$status" -eq 0 ]; then
+		run atk do --network outbound -- /usr/bin/python3 "$ATK/connect.py" "$home/.docker/run/docker.sock"
+		[[ "$output" != *"200 OK"* ]]
+	fi
+	# what stays: socket pairs between the program's processes, TCP on
+	# the sandbox's own loopback
+	run atk do -- /usr/bin/python3 -c '
+import socket
+a, b = socket.socketpair()
+a.sendall(b"pair-ok")
+print(b.recv(16).decode())
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+a.sendall(b"seqpacket-ok")
+print(b.recv(16).decode())
+try:
+    socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+except OSError as e:
+    print("dgram:", e.errno)
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(1)
+c = socket.create_connection(s.getsockname())
+s.accept()[0].sendall(b"tcp-ok")
+print(c.recv(16).decode())'
+	[ "$status" -eq 0 ]
+	grep -qx pair-ok <<<"$output"
+	grep -qx seqpacket-ok <<<"$output"
+	grep -qx "dgram: 97" <<<"$output"
+	grep -qx tcp-ok <<<"$output"
+	# the host's network keeps the host's sockets (documented)
+	run atk do --network host -- /usr/bin/python3 "$ATK/connect.py" "$home/.docker/run/docker.sock"
+	[[ "$output" == *"200 OK"* ]]
+}
+
+@test "attack 6 (root caller): network none reaches no host unix socket" {
+	requires_root
+	[ -x /usr/bin/python3 ] || skip "requires /usr/bin/python3"
+	atk_caller root
+	attack_unix_socket
+}
+
+@test "attack 6 (unprivileged caller): network none reaches no host unix socket" {
+	requires_root
+	[ -x /usr/bin/python3 ] || skip "requires /usr/bin/python3"
+	atk_caller nobody
+	attack_unix_socket
+}
+
+# ---- 8. Storage is bounded ----
+# /tmp and the private workspace are tmpfs of --tmp-size each (default: the
+# memory limit, else 1 GiB or half the RAM if less); /run, /dev and /dev/shm
+# 64 MiB each.
+
+# The sizes in KiB of /tmp, the workspace, /run and /dev/shm, one a line.
+SIZES='df -k /tmp . /run /dev/shm | tail -n +2 | awk "{ print \$2 }"'
+
+attack_storage() {
+	local sizes
+	run atk do --tmp-size 8MB -- sh -c "head -c 16777216 /dev/zero >/tmp/f; echo rc=\$?;
+		head -c 16777216 /dev/zero >f; echo rc=\$?; $SIZES"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"No space left on device"* ]]
+	[ "$(grep -c '^rc=1$' <<<"$output")" = 2 ]
+	sizes="$(grep -E '^[0-9]+$' <<<"$output" | tr '\n' ' ')"
+	[ "$sizes" = "8192 8192 65536 65536 " ]
+	# by default: bounded
+	local ram_k
+	ram_k=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+	local want=$((ram_k / 2 < 1048576 ? ram_k / 2 : 1048576))
+	run atk do -- sh -c "$SIZES"
+	[ "$status" -eq 0 ]
+	sizes=($(grep -E '^[0-9]+$' <<<"$output"))
+	[ "${sizes[0]}" -le "$want" ]
+	[ "${sizes[0]}" -ge $((want - 4)) ]
+	[ "${sizes[1]}" = "${sizes[0]}" ]
+	[ "${sizes[2]}" = 65536 ]
+	run atk do --tmp-size 0 -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--tmp-size"* ]]
+}
+
+@test "attack 8 (root caller): /tmp and the private workspace are bounded, by default by the memory limit" {
+	requires_root
+	atk_caller root
+	attack_storage
+	run atk do --memory 64MB -- sh -c "$SIZES"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 65536 ]
+	[ "${lines[1]}" = 65536 ]
+}
+
+@test "attack 8 (unprivileged caller): /tmp and the private workspace are bounded" {
+	requires_root
+	atk_caller nobody
+	attack_storage
+}
+
+# ---- 11. Smaller leaks ----
+
+# The locale variables of POSIX and glibc, no other LC_ name; --help, the
+# man page and the code name the same list.
+attack_env_allowlist() {
+	run atk LC_ALL=C LC_TIME=C.UTF-8 LC_IDENTIFICATION=C LC_FAKE=x LC_SECRET_TOKEN=hunter2 do -- env
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"LC_ALL=C"* ]]
+	[[ "$output" == *"LC_TIME=C.UTF-8"* ]]
+	[[ "$output" == *"LC_IDENTIFICATION=C"* ]]
+	[[ "$output" != *LC_FAKE* ]]
+	[[ "$output" != *hunter2* ]]
+	local help man name
+	help="$("$CVISOR" do --help | tr -s ' \n' ' ' | sed -n 's/.*environment variables (\([^)]*\)).*/\1/p')"
+	man="$(sed -n '/^\.SS Environment passed by default/{n;p;}' "$CVISOR_SRCDIR/man/cvisor-do.1")"
+	[ -n "$help" ]
+	[ "$(tr ' ' '\n' <<<"$help" | sort)" = "$(tr ' ' '\n' <<<"${man%.}" | sort)" ]
+	# each of them passes (PATH and HOME are the caller's own here)
+	local envs=()
+	for name in $help; do
+		[ "$name" = PATH ] || [ "$name" = HOME ] || envs+=("$name=v-$name")
+	done
+	run atk "${envs[@]}" do -- env
+	[ "$status" -eq 0 ]
+	for name in "${envs[@]}"; do
+		grep -qx "$name" <<<"$output"
+	done
+	[ "${#envs[@]}" = 22 ]
+}
+
+@test "attack 11 (root caller): only the real locale variables pass, as --help and the man page say" {
+	requires_root
+	atk_caller root
+	attack_env_allowlist
+}
+
+@test "attack 11 (unprivileged caller): only the real locale variables pass, as --help and the man page say" {
+	requires_root
+	atk_caller nobody
+	attack_env_allowlist
+}
+
+# What the host has below the directories the sandbox mounts its own over
+# (/dev, /proc, /sys, /run, /tmp) is not in its mount table: the host's
+# cgroup paths, network namespaces, its /dev and /tmp mounts.
+attack_mountinfo() {
+	local ns="cvisor-atk-$$-$BATS_TEST_NUMBER"
+	if command -v ip >/dev/null && mkdir -p /run/netns; then
+		echo "$ns" >>"$CV_TMP/.netns"
+		ip netns add "$ns"
+	fi
+	run atk do --workspace "$ATK/ws" -- cat /proc/self/mountinfo
+	[ "$status" -eq 0 ]
+	echo "$output"
+	# the host's devtmpfs only as the device nodes bound from it (a user
+	# namespace may not make device nodes)
+	[ -z "$(awk '/ - devtmpfs / && $4 !~ /^\/(null|zero|full|random|urandom|tty)$/' <<<"$output")" ]
+	[[ "$output" != *" - cgroup"* ]]
+	[[ "$output" != *" - nsfs "* ]]
+	[[ "$output" != *"/run/netns"* ]]
+	# one filesystem on each: the sandbox's own
+	local d
+	for d in /dev /proc /sys /run /tmp; do
+		[ "$(awk -v d="$d" '$5 == d' <<<"$output" | wc -l)" = 1 ]
+	done
+}
+
+@test "attack 11 (root caller): the mount table shows nothing of the host's /dev, /proc, /sys, /run and /tmp" {
+	requires_root
+	atk_caller root
+	attack_mountinfo
+}
+
+# No test for an unprivileged caller: its runtime may not copy the host's
+# root without what is mounted below it (only root may), and its program
+# sees in its mount table only what the caller sees in its own.

@@ -1,0 +1,52 @@
+# Helpers of the sandbox tests (sandbox.bats, sandbox-attacks.bats): running
+# `cvisor do` as an unprivileged caller.
+#
+#   requires_unprivileged_userns   skips unless nobody may make a user
+#                                  namespace; makes $NR (owned by nobody) with
+#                                  home/ and ws/, removed by nobody_teardown
+#   as_nobody ARGS...              $CVISOR --root $NR/root ARGS... as
+#                                  nobody/nogroup, with an empty environment
+#                                  but PATH, HOME (${NR_HOME:-$NR/home}) and
+#                                  the variables named in NR_ENV (an array of
+#                                  NAME=value)
+#   nobody_teardown                runs gc as nobody, removes every $NR
+
+# nobody's runs get a user namespace and no delegated cgroup.
+requires_unprivileged_userns() {
+	requires setpriv
+	if [ -r /proc/sys/kernel/unprivileged_userns_clone ] &&
+		[ "$(cat /proc/sys/kernel/unprivileged_userns_clone)" = 0 ]; then
+		skip "kernel.unprivileged_userns_clone is 0: unprivileged user namespaces are disabled"
+	fi
+	[ "$(cat /proc/sys/user/max_user_namespaces)" -gt 0 ] ||
+		skip "user.max_user_namespaces is 0: no user namespaces"
+	# the kernel also refuses one from a chroot (the cgroup v2 test guest)
+	setpriv --reuid=nobody --regid=nogroup --clear-groups unshare -U true 2>/dev/null ||
+		skip "this environment refuses a user namespace to an unprivileged user (unshare -U)"
+	NR="$(mktemp -d /tmp/cvisor-sb-nobody.XXXXXX)"
+	echo "$NR" >>"$CV_TMP/.nobody-dirs"
+	chmod 755 "$NR"
+	chown nobody:nogroup "$NR"
+	mkdir "$NR/home" "$NR/ws"
+	chown nobody:nogroup "$NR/home" "$NR/ws"
+	# the binary and hook must be reachable by nobody
+	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$CVISOR" ||
+		skip "$CVISOR is not executable by nobody"
+}
+
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env -i PATH="$PATH" HOME="${NR_HOME:-$NR/home}" CVISOR_SLIRP_HOOK="$CVISOR_SLIRP_HOOK" "${NR_ENV[@]}" \
+		"$CVISOR" --root "$NR/root" "$@"
+}
+
+nobody_teardown() {
+	local d
+	[ -f "$CV_TMP/.nobody-dirs" ] || return 0
+	while read -r d; do
+		[ -n "$d" ] || continue
+		setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$d/home" \
+			"$CVISOR" --root "$d/root" gc >/dev/null 2>&1 || true
+		rm -rf "$d"
+	done <"$CV_TMP/.nobody-dirs"
+}
