@@ -35,6 +35,7 @@ teardown() {
 # The caller of the test: root, or nobody (a user namespace of its own).
 # Makes its home and workspace under $ATK, owned by it.
 atk_caller() {
+	requires setpriv
 	WHO=$1
 	mkdir -p "$ATK/home" "$ATK/ws"
 	if [ "$WHO" = nobody ]; then
@@ -44,7 +45,8 @@ atk_caller() {
 }
 
 # `cvisor ARGS...` as $WHO, with HOME=$ATK/home; leading NAME=value
-# arguments are added to its environment.
+# arguments are added to its environment. Root runs it with group 0 among
+# its supplementary groups, as a login shell of root has it.
 atk() {
 	local envs=()
 	while [[ "$1" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
@@ -52,7 +54,7 @@ atk() {
 		shift
 	done
 	if [ "$WHO" = root ]; then
-		env "${envs[@]}" HOME="$ATK/home" "$CVISOR" --root "$CV_ROOT" "$@"
+		setpriv --groups 0 env "${envs[@]}" HOME="$ATK/home" "$CVISOR" --root "$CV_ROOT" "$@"
 	else
 		local NR_HOME="$ATK/home"
 		local -a NR_ENV=("${envs[@]}")
@@ -143,6 +145,13 @@ write_client() {
 	[ "$(grep '^Groups:' <<<"$output" | tr -d '[:space:]')" = Groups: ]
 	# the physical address of the kernel's vmcoreinfo note
 	[[ ! "$output" =~ 0x[0-9a-f]{16} ]]
+	# another policy user: itself inside, the same unprivileged identity
+	# outside; in the workspace, what it makes is the workspace owner's
+	run atk do --user 1234:1234 --workspace "$ATK/ws" -- sh -c 'id -u; awk "{ print \$2 }" /proc/self/uid_map; touch u'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 1234 ]
+	[ "${lines[1]}" != 0 ]
+	[ "$(stat -c %u:%g "$ATK/ws/u")" = 0:0 ]
 }
 
 # The workspace takes the run's files back to the host: none may carry a

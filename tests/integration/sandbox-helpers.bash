@@ -20,7 +20,7 @@ requires_unprivileged_userns() {
 	fi
 	[ "$(cat /proc/sys/user/max_user_namespaces)" -gt 0 ] ||
 		skip "user.max_user_namespaces is 0: no user namespaces"
-	# the kernel also refuses one from a chroot (the cgroup v2 test guest)
+	# the kernel also refuses one from a chroot
 	setpriv --reuid=nobody --regid=nogroup --clear-groups unshare -U true 2>/dev/null ||
 		skip "this environment refuses a user namespace to an unprivileged user (unshare -U)"
 	NR="$(mktemp -d /tmp/cvisor-sb-nobody.XXXXXX)"

@@ -46,12 +46,13 @@ trap 'rm -rf "$tmp"' EXIT
 init=$tmp/root
 mkdir -p "$init"/bin "$init"/proc "$init"/sys "$init"/dev "$init"/lower "$init"/new "$init"/rw "$init"/ko
 cp /bin/busybox "$init"/bin/
-for applet in sh mount mkdir insmod chroot cat poweroff cp ln; do ln -s busybox "$init/bin/$applet"; done
+for applet in sh mount mkdir insmod chroot cat poweroff cp ln chmod; do ln -s busybox "$init/bin/$applet"; done
 
-# Kernel modules the guest needs for virtio-9p and overlayfs, dependencies
-# first, stored uncompressed (busybox insmod cannot decompress).
+# Kernel modules the guest needs for virtio-9p and overlayfs, and a RAM disk
+# with ext4 for /tmp (below), dependencies first, stored uncompressed
+# (busybox insmod cannot decompress).
 modlist=""
-for f in $(for m in virtio_pci 9pnet_virtio 9p overlay; do
+for f in $(for m in virtio_pci 9pnet_virtio 9p overlay brd ext4; do
 	modprobe -S "$kver" --show-depends "$m" 2>/dev/null || true
 done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'); do
 	base=$(basename "$f")
@@ -74,7 +75,12 @@ cat >"$init/init" <<EOF_INIT
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-for m in $modlist; do insmod /ko/\$m 2>/dev/null; done
+for m in $modlist; do
+	case \$m in
+	brd.ko) insmod /ko/\$m rd_nr=1 rd_size=262144 2>/dev/null ;;
+	*) insmod /ko/\$m 2>/dev/null ;;
+	esac
+done
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /lower || { echo "vm: cannot mount the host root"; poweroff -f; }
 mount -t tmpfs -o size=512m tmpfs /rw
 mkdir -p /rw/upper /rw/work
@@ -88,15 +94,29 @@ mount -t tmpfs tmpfs /new/dev/shm
 ln -sf /proc/self/fd /new/dev/fd; ln -sf /proc/self/fd/0 /new/dev/stdin
 ln -sf /proc/self/fd/1 /new/dev/stdout; ln -sf /proc/self/fd/2 /new/dev/stderr
 mount -t cgroup2 cgroup2 /new/sys/fs/cgroup
+# /tmp and /var/tmp on ext4 in RAM, as on a host: on this kernel neither
+# tmpfs nor overlayfs can be idmapped, which a root caller's cvisor do
+# workspace needs
+if chroot /new /sbin/mkfs.ext4 -q -F /dev/ram0 >/dev/null 2>&1 && mount -t ext4 /dev/ram0 /new/tmp; then
+	chmod 1777 /new/tmp
+	mkdir -p /new/tmp/.var-tmp
+	chmod 1777 /new/tmp/.var-tmp
+	mount -o bind /new/tmp/.var-tmp /new/var/tmp
+fi
 mount -t tmpfs tmpfs /new/run
 mount -t tmpfs tmpfs /new/tmp/.vm-scratch 2>/dev/null || true
 cp /command /new/.vm-command
 mkdir -p /new/.vm-xfer
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 xfer /new/.vm-xfer || { echo "vm: cannot mount the transfer share"; poweroff -f; }
 echo "vm: ready, controllers: \$(cat /new/sys/fs/cgroup/cgroup.controllers)" >/new/.vm-xfer/out
-chroot /new /bin/sh /.vm-command </dev/null >>/new/.vm-xfer/out 2>&1
-echo "\$?" >/new/.vm-xfer/status
-echo "vm: status \$(cat /new/.vm-xfer/status)"
+# the overlay becomes the root (moved over the initramfs, as switch_root
+# does), not a chroot: the kernel refuses a user namespace to a chrooted
+# process, and cvisor do always makes one; paths relative to it from here
+cd /new
+mount -o move /new /
+chroot . /bin/sh /.vm-command </dev/null >>.vm-xfer/out 2>&1
+echo "\$?" >.vm-xfer/status
+echo "vm: status \$(cat .vm-xfer/status)"
 poweroff -f
 EOF_INIT
 chmod 755 "$init/init"

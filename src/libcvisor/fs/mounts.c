@@ -475,8 +475,15 @@ static int apply_idmap(int tree, const oci_mount *m, const struct parsed_opts *p
 	if (usernsfd < 0)
 		return cv_error_prefix(err, "idmapped mount on `%s`", m->destination);
 	struct mount_attr a = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)usernsfd };
-	if (mount_setattr(tree, "", AT_EMPTY_PATH | (p->ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0)
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | (p->ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0) {
+		struct statfs sf;
+		if (errno == EINVAL && fstatfs(tree, &sf) == 0)
+			return cv_error(err, EINVAL,
+					"idmapped mount of `%s` on `%s`: Invalid argument (is its filesystem, magic "
+					"%#lx, one this kernel can idmap?)",
+					m->source ? m->source : "", m->destination, (unsigned long)sf.f_type);
 		return cv_error_errno(err, "idmapped mount of `%s` on `%s`", m->source ? m->source : "", m->destination);
+	}
 	return 0;
 }
 
