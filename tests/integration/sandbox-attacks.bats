@@ -13,16 +13,17 @@ setup() {
 	# outside /tmp, which the sandbox replaces: the program sees it
 	ATK="$(mktemp -d /var/tmp/cvisor-atk.XXXXXX)"
 	chmod 755 "$ATK"
-	: >"$CV_TMP/.mounts"
 	: >"$CV_TMP/.netns"
 }
 
 teardown() {
 	local m
-	# host mounts and network namespaces made by a test, innermost first
+	# every mount below $ATK, innermost first: the test's, and any a
+	# broken sandbox let propagate to the host
 	while read -r m; do
-		[ -n "$m" ] && mountpoint -q "$m" && umount "$m"
-	done < <(tac "$CV_TMP/.mounts" 2>/dev/null)
+		umount "$m" || umount -l "$m"
+	done < <(awk -v a="$ATK" '$5 == a || index($5, a "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r)
+	# network namespaces made by a test
 	while read -r m; do
 		[ -n "$m" ] && ip netns delete "$m" 2>/dev/null
 	done <"$CV_TMP/.netns"
@@ -301,7 +302,7 @@ attack_mount_during_run() {
 	mkdir -m 755 "$ATK/mnt"
 	as_who mkdir -p "$ws/sub" "$ws/.git/hooks"
 	# shared, as "/" is on systemd hosts: what is mounted below propagates
-	echo "$ATK" >>"$CV_TMP/.mounts"
+	# (teardown unmounts everything below $ATK)
 	mount --bind "$ATK" "$ATK"
 	mount --make-rshared "$ATK"
 	atk do --workspace "$ws" --deny-write "$ws/.git/hooks" -- sh -c "touch ready; while [ ! -e go ]; do sleep 0.05; done
@@ -318,9 +319,7 @@ attack_mount_during_run() {
 	[ -z "$(grep -F "$ws/.git" /proc/self/mountinfo)" ]
 	# on the host, during the run: writable mounts below the read-only root
 	# and below the workspace
-	echo "$ATK/mnt" >>"$CV_TMP/.mounts"
 	mount -t tmpfs -o size=1m,mode=777 tmpfs "$ATK/mnt"
-	echo "$ws/sub" >>"$CV_TMP/.mounts"
 	mount -t tmpfs -o size=1m,mode=777 tmpfs "$ws/sub"
 	echo HOST-MOUNT >"$ATK/mnt/marker"
 	echo HOST-MOUNT >"$ws/sub/marker"
