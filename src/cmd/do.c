@@ -12,6 +12,7 @@
 #include "cleanup.h"
 #include "io.h"
 #include "cmd.h"
+#include "fs/safe-path.h"
 #include "sandbox/policy.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/supervisor.h"
@@ -73,20 +74,21 @@ static const char *const policy_flags[] = {
 
 enum { OPT_POLICY = CLI_LONG_ONLY, OPT_REPORT, OPT_CHECK, OPT_FLAG0 };
 
-static int write_report(const char *path, const cv_sandbox_report *rep, cv_error_t *err)
+/* The report goes where the caller named it, but the program may have
+ * planted anything at that name meanwhile (the workspace is its own): the
+ * directory was opened before the run, and the file replaces the name
+ * instead of being opened through it (no symlink followed, no FIFO waited
+ * on, see cv_replace_file_at). */
+static int write_report(int dirfd, const char *name, const char *path, const cv_sandbox_report *rep,
+			cv_error_t *err)
 {
 	cleanup_free char *json = NULL;
 	size_t len = 0;
 	if (cv_sandbox_report_emit(rep, &json, &len, err) < 0)
 		return -1;
-	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
-	if (fd < 0)
-		return cv_error_errno(err, "report `%s`", path);
-	int r = cv_write_all(fd, json, len);
-	if (r == 0)
-		r = cv_write_all(fd, "\n", 1);
-	if (r < 0)
-		return cv_error(err, -r, "write report `%s`", path);
+	json[len] = '\n'; /* over the terminating NUL: the file ends with a newline */
+	if (cv_replace_file_at(dirfd, name, json, len + 1, 0644, err) < 0)
+		return cv_error_prefix(err, "report `%s`", path);
 	return 0;
 }
 
@@ -138,10 +140,15 @@ int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 		if (cv_policy_set(policy, policy_flags[keys[i]], values[i], err) < 0)
 			return -1;
 
+	/* bad input fails before the program runs */
+	const char *report_name = NULL;
+	cleanup_close int report_dir = report_path ? cv_open_parent_dir(report_path, &report_name, err) : -1;
+	if (report_path && report_dir < 0)
+		return cv_error_prefix(err, "--report");
 	cv_sandbox_report rep;
 	if (cv_sandbox_do(&cli->ctx, policy, argv + optind, report_path != NULL, &rep, err) < 0)
 		return -1;
-	if (report_path && write_report(report_path, &rep, err) < 0)
+	if (report_path && write_report(report_dir, report_name, report_path, &rep, err) < 0)
 		return -1;
 	return rep.exit_code;
 }

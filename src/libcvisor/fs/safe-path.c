@@ -1,6 +1,7 @@
 /* Path resolution the container cannot redirect: inside a rootfs with
- * openat2(RESOLVE_IN_ROOT), and inside a procfs instance the runtime holds
- * an fd to and verifies with fstatfs. */
+ * openat2(RESOLVE_IN_ROOT), inside a procfs instance the runtime holds an
+ * fd to and verifies with fstatfs, and host files written through a
+ * directory fd with a rename over the name (see safe-path.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -9,9 +10,12 @@
 #include <linux/openat2.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -455,5 +459,62 @@ int cv_procfs_write(const char *subpath, const char *data, size_t len, cv_error_
 		return fd;
 	if ((r = cv_write_all(fd, data, len)) < 0)
 		return cv_error(err, -r, "write `/proc/%s`", subpath);
+	return 0;
+}
+
+/* ---- files written into directories a container can write ---- */
+
+int cv_open_parent_dir(const char *path, const char **name, cv_error_t *err)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return cv_error(err, EINVAL, "`%s`: not a file name", path);
+	cleanup_free char *dir = NULL;
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == path)
+		dir = strdup("/");
+	else
+		dir = strndup(path, (size_t)(slash - path));
+	if (!dir)
+		return cv_error(err, ENOMEM, "`%s`", path);
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "`%s`: open its directory `%s`", path, dir);
+	*name = base;
+	return fd;
+}
+
+int cv_replace_file_at(int dirfd, const char *name, const char *data, size_t len, mode_t mode, cv_error_t *err)
+{
+	char tmp[NAME_MAX + 1];
+	cleanup_close int fd = -1;
+	for (int tries = 0; fd < 0; tries++) {
+		uint32_t r;
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint32_t)getpid() * 2654435761u + (uint32_t)tries;
+		/* O_EXCL: a name taken (by a file, a symlink, a FIFO) is another try */
+		snprintf(tmp, sizeof(tmp), ".%.200s.%08x", name, r);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
+		if (fd < 0 && (errno != EEXIST || tries >= 16))
+			return cv_error_errno(err, "create a temporary file for `%s`", name);
+	}
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			int e = errno;
+			(void)unlinkat(dirfd, tmp, 0);
+			return cv_error(err, e, "write `%s`", tmp);
+		}
+		off += (size_t)w;
+	}
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		int e = errno;
+		(void)unlinkat(dirfd, tmp, 0);
+		return cv_error(err, e, "rename `%s` to `%s`", tmp, name);
+	}
 	return 0;
 }

@@ -1,7 +1,9 @@
-/* The only two ways the runtime opens paths it does not fully trust:
- * inside a container rootfs (never escaping it through symlinks or "..")
- * and inside procfs/sysfs (verified to really be procfs/sysfs, so a
- * container cannot redirect the runtime's writes: CVE-2025-52881 class). */
+/* The only ways the runtime opens paths it does not fully trust: inside a
+ * container rootfs (never escaping it through symlinks or ".."), inside
+ * procfs/sysfs (verified to really be procfs/sysfs, so a container cannot
+ * redirect the runtime's writes: CVE-2025-52881 class), and files it writes
+ * on the host into a directory a container could write to (a symlink or a
+ * FIFO planted there is replaced, never followed or opened). */
 #ifndef CVISOR_SAFE_PATH_H
 #define CVISOR_SAFE_PATH_H
 
@@ -36,5 +38,16 @@ int cv_mkdir_open_in_root(int rootfd, const char *path, bool file, cv_error_t *e
 int cv_procfs_root(cv_error_t *err);
 /* Drops the cached procfs fd (after the mount namespace changed). */
 void cv_procfs_reset(void);
+
+/* Opens (O_PATH) the directory that holds PATH's last component, as PATH
+ * names it now: call it before anything untrusted runs, so that what runs
+ * cannot swap a directory of the path for a symlink. *name points into PATH
+ * at that last component; "", "." and ".." are refused. */
+int cv_open_parent_dir(const char *path, const char **name, cv_error_t *err);
+/* Writes DATA as NAME in DIRFD: a new file beside it (O_EXCL, a random
+ * name), then renameat over NAME, which replaces whatever NAME is (a file, a
+ * symlink, a FIFO) without opening it or following it. NAME being a
+ * directory is an error; a failure leaves no temporary file. */
+int cv_replace_file_at(int dirfd, const char *name, const char *data, size_t len, mode_t mode, cv_error_t *err);
 
 #endif
