@@ -138,32 +138,45 @@ bool cv_cg_blkio_set(const oci_block_io *b)
 		     b->throttle_write_bps.len || b->throttle_read_iops.len || b->throttle_write_iops.len);
 }
 
+/* What linux.resources R sets, each with the controller it needs (on v2
+ * the one directory is the unified hierarchy's, and device rules are an
+ * eBPF program: no controller for either). Returns how many. */
+struct need {
+	const char *field;
+	const char *controller;
+};
+static size_t resource_needs(const oci_resources *r, bool v2, struct need out[11])
+{
+	const struct {
+		bool set;
+		struct need n;
+	} all[] = {
+		{ r && cv_cg_memory_set(r->memory), { "linux.resources.memory", "memory" } },
+		{ r && cpu_set(r->cpu), { "linux.resources.cpu", "cpu" } },
+		{ r && cpuset_set(r->cpu), { "linux.resources.cpu.cpus/mems", "cpuset" } },
+		{ r && r->has_pids && r->pids_limit.set, { "linux.resources.pids", "pids" } },
+		{ r && cv_cg_blkio_set(r->block_io), { "linux.resources.blockIO", v2 ? "io" : "blkio" } },
+		{ r && r->hugepage_limits_len, { "linux.resources.hugepageLimits", "hugetlb" } },
+		{ r && r->network && r->network->class_id.set, { "linux.resources.network.classID", "net_cls" } },
+		{ r && r->network && r->network->priorities_len, { "linux.resources.network.priorities", "net_prio" } },
+		{ r && r->rdma_len, { "linux.resources.rdma", "rdma" } },
+		{ r && r->unified.len && !v2, { "linux.resources.unified", "unified" } },
+		{ r && r->devices_len && !v2, { "linux.resources.devices", "devices" } },
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (all[i].set)
+			out[n++] = all[i].n;
+	return n;
+}
+
 int cv_cgroup_controllers_check(const char *value, uint32_t mask, const oci_resources *r,
 				enum cv_cgroup_layout layout, cv_error_t *err)
 {
-	bool v2 = layout == CV_CGROUP_UNIFIED;
-	struct {
-		bool set;
-		const char *field;
-		const char *controller;
-	} needs[] = {
-		{ r && cv_cg_memory_set(r->memory), "linux.resources.memory", "memory" },
-		{ r && cpu_set(r->cpu), "linux.resources.cpu", "cpu" },
-		{ r && cpuset_set(r->cpu), "linux.resources.cpu.cpus/mems", "cpuset" },
-		{ r && r->has_pids && r->pids_limit.set, "linux.resources.pids", "pids" },
-		{ r && cv_cg_blkio_set(r->block_io), "linux.resources.blockIO", v2 ? "io" : "blkio" },
-		{ r && r->hugepage_limits_len, "linux.resources.hugepageLimits", "hugetlb" },
-		{ r && r->network && r->network->class_id.set, "linux.resources.network.classID", "net_cls" },
-		{ r && r->network && r->network->priorities_len, "linux.resources.network.priorities", "net_prio" },
-		{ r && r->rdma_len, "linux.resources.rdma", "rdma" },
-		/* on v2 the one directory is the unified hierarchy's */
-		{ r && r->unified.len && !v2, "linux.resources.unified", "unified" },
-		/* v2 enforces device rules with an eBPF program, not a controller */
-		{ r && r->devices_len && !v2, "linux.resources.devices", "devices" },
-	};
-
-	for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
-		if (needs[i].set && !(mask & BIT(needs[i].controller)))
+	struct need needs[11];
+	size_t n = resource_needs(r, layout == CV_CGROUP_UNIFIED, needs);
+	for (size_t i = 0; i < n; i++)
+		if (!(mask & BIT(needs[i].controller)))
 			return cv_error_plain(err, EINVAL,
 					      "annotation %s \"%s\": %s needs the %s controller, which the list leaves out",
 					      CV_CGROUP_ANNOTATION_CONTROLLERS, value, needs[i].field, needs[i].controller);

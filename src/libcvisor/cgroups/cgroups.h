@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "log.h"
 #include "oci/spec.h"
 #include "oci/stats.h"
 
