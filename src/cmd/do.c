@@ -57,6 +57,8 @@ static const char help[] =
 	"  --max-output-bytes SIZE  cap of stdout and of stderr, each\n"
 	"  --tmp-size SIZE          size of /tmp and of the private workspace, each\n"
 	"                           (default: --memory, else 1G or half the RAM)\n"
+	"  --require-limits         refuse to run when memory, cpus or processes\n"
+	"                           cannot be enforced (instead of a warning)\n"
 	"  --rootfs DIR             a root filesystem instead of the host's\n"
 	"  --user UID[:GID]         ids inside (default: yours)\n"
 	"  --report FILE            write a JSON report of the run\n"
@@ -66,10 +68,13 @@ static const char help[] =
 static const char *const policy_flags[] = {
 	"workspace", "writable", "deny-write", "deny-read", "network", "env", "memory", "cpus",
 	"cpu-seconds", "processes", "max-file-size", "open-files", "timeout", "max-output-bytes",
-	"tmp-size", "rootfs", "user", "allow-host-loopback",
+	"tmp-size", "rootfs", "user", "allow-host-loopback", "require-limits",
 };
-/* the only policy flag without a value: it sets a boolean key to true */
-#define FLAG_NO_VALUE "allow-host-loopback"
+/* the policy flags without a value: each sets a boolean key to true */
+static bool flag_has_value(const char *flag)
+{
+	return strcmp(flag, "allow-host-loopback") != 0 && strcmp(flag, "require-limits") != 0;
+}
 #define NFLAGS (sizeof(policy_flags) / sizeof(policy_flags[0]))
 
 enum { OPT_POLICY = CLI_LONG_ONLY, OPT_REPORT, OPT_CHECK, OPT_FLAG0 };
@@ -101,7 +106,7 @@ int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	opts[n++] = (struct option){ "check", no_argument, NULL, OPT_CHECK };
 	for (size_t i = 0; i < NFLAGS; i++)
 		opts[n++] = (struct option){ policy_flags[i],
-					     strcmp(policy_flags[i], FLAG_NO_VALUE) ? required_argument : no_argument,
+					     flag_has_value(policy_flags[i]) ? required_argument : no_argument,
 					     NULL, OPT_FLAG0 + (int)i };
 	opts[n++] = (struct option)CLI_HELP_OPTION;
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };

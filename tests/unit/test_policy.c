@@ -60,7 +60,7 @@ static void test_full(void)
 			  " \"network\": \"host\", \"allow_host_loopback\": false, \"env\": [\"EDITOR\", \"LC_*\", \"MODE=a=b\"],\n"
 			  " \"memory\": \"512MB\", \"cpus\": 1.5, \"cpu_seconds\": 60, \"processes\": 64,\n"
 			  " \"max_file_size\": \"1.5G\", \"open_files\": 256, \"timeout\": 2.5,\n"
-			  " \"max_output_bytes\": 4096, \"user\": \"1000:100\"\n"
+			  " \"max_output_bytes\": 4096, \"require_limits\": true, \"user\": \"1000:100\"\n"
 			  "}";
 	cleanup_free char *msg = NULL;
 	cleanup_policy cv_policy *p = parse(doc, &msg);
@@ -81,6 +81,7 @@ static void test_full(void)
 	ok(p->max_file_size.v == 1610612736ull, "max_file_size 1.5G");
 	ok(p->timeout_ms.set && p->timeout_ms.v == 2500, "timeout 2.5 s");
 	ok(p->max_output_bytes.v == 4096, "max_output_bytes as a number of bytes");
+	ok(p->require_limits.set && p->require_limits.v, "require_limits true");
 	ok(p->user_set && p->uid == 1000 && p->gid == 100, "user 1000:100");
 
 	/* emit and parse again: the same policy */
@@ -222,6 +223,7 @@ static void test_flags(void)
 	flag_fails("workspace", "rel", "--workspace: expected an absolute path or one starting with \"~/\", got \"rel\"");
 	flag_fails("bogus", "1", "--bogus: not a policy setting");
 	flag_fails("allow-host-loopback", "maybe", "--allow-host-loopback: expected true or false, got \"maybe\"");
+	flag_fails("require-limits", "sometimes", "--require-limits: expected true or false, got \"sometimes\"");
 }
 
 static void test_load(void)

@@ -15,6 +15,7 @@
 #include "oci/spec.h"
 #include "cgroups/cgroups.h"
 #include "fs/mounts.h"
+#include "process/init.h"
 #include "sandbox/sandbox.h"
 #include "tap.h"
 
@@ -170,6 +171,7 @@ static void test_defaults(void)
 	}
 	ok(s->root && !strcmp(s->root->path, "/") && s->root->readonly, "root: the host's \"/\", read-only");
 	is_str(annotation(s, CV_ROOTFS_ANNOTATION_FLAGS), "nosuid,nodev", "the whole root tree nosuid and nodev (annotation)");
+	is_str(annotation(s, CV_INIT_ANNOTATION), "true", "a minimal init is PID 1, not the program (annotation)");
 	ok(!mount_at(s, "/usr") && !mount_at(s, "/etc") && !mount_at(s, "/"),
 	   "no bind per host entry or submount: the runtime clones the tree");
 	ok(has_ns(s, "pid") && has_ns(s, "mount") && has_ns(s, "ipc") && has_ns(s, "uts") && has_ns(s, "network") &&
@@ -320,6 +322,15 @@ static void test_limits(void)
 				    !strcmp(s->annotations.v[i].value, "10"));
 	}
 	ok(timeout && output, "timeout and max_output_bytes recorded as annotations");
+	ok(!annotation(s, CV_SANDBOX_ANNOTATION_REQUIRE_LIMITS), "require_limits: no annotation unless set");
+
+	cleanup_policy cv_policy *req = policy("{\"timeout\": 1, \"require_limits\": true}");
+	char only[64];
+	cv_sandbox_do_only_keys(req, only, sizeof(only));
+	is_str(only, "timeout, require_limits", "the keys only cvisor do enforces, require_limits among them");
+	cleanup_free char *m3 = NULL;
+	cleanup_spec oci_spec *rs = convert("{\"require_limits\": true}", 0, &m3);
+	is_str(annotation(rs, CV_SANDBOX_ANNOTATION_REQUIRE_LIMITS), "true", "require_limits recorded as an annotation");
 
 	cleanup_free char *m2 = NULL;
 	oci_spec *bad = convert("{\"open_files\": 5000}", 0, &m2);

@@ -36,6 +36,7 @@
 #include "lifecycle/exe-guard.h"
 #include "lifecycle/helper.h"
 #include "lifecycle/hooks.h"
+#include "process/init.h"
 #include "log.h"
 #include "process/namespaces.h"
 #include "process/passwd.h"
@@ -64,11 +65,14 @@ struct launch {
 	bool transient;
 	/* the config already parsed (transient): taken over, not read again */
 	oci_spec *given_spec;
+	/* transient: the program's stdio (struct cv_transient) */
+	const int *stdio;
 	/* outputs kept for run */
 	pid_t pid;
 	int pidfd;
 	int sync_fd;
 	int console_master;
+	int init_status; /* transient with an init: the read end of its status pipe */
 	oci_spec *spec;
 	struct cv_container *c;
 };
@@ -234,6 +238,19 @@ static int detach_rootfs_clone(struct cv_container *c, cv_error_t *err)
 	return cv_rootfs_detach_clone(c->state->rootfs, id, err);
 }
 
+/* The fds of 0-2 that the pty of process.terminal becomes: those STDIO
+ * marks (transient), else all three. */
+static int console_mask(const int *stdio)
+{
+	if (!stdio)
+		return CV_CONSOLE_ALL_STDIO;
+	int m = 0;
+	for (int fd = 0; fd < 3; fd++)
+		if (stdio[fd] == CV_STDIO_PTY)
+			m |= 1 << fd;
+	return m;
+}
+
 static int launch(const struct cvisor_context *ctx, const char *id, struct launch *L,
 		  cv_error_t *err)
 {
@@ -244,6 +261,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	__attribute__((cleanup(seccomp_freep))) struct cv_seccomp *seccomp = NULL;
 	cleanup_container struct cv_container *c = NULL;
 	cleanup_close int pidfd = -1, sock_parent = -1, sock_child = -1, master = -1, fifo = -1;
+	cleanup_close int status_r = -1, status_w = -1;
 	struct cv_ns_plan plan;
 	struct ns_save saved = { .n = 0 };
 	__attribute__((cleanup(cv_cgroup_self_join_close))) struct cv_cgroup_self_join cgjoin = { 0 };
@@ -293,8 +311,14 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		return cv_error(err, EINVAL, "config.json: process.args: must not be empty");
 	if (!spec->root || !spec->root->path)
 		return cv_error(err, EINVAL, "config.json: root.path: required");
+	const char *init = oci_kv_get(&spec->annotations, CV_INIT_ANNOTATION);
+	if (init && strcmp(init, "true") != 0 && strcmp(init, "false") != 0)
+		return cv_error(err, EINVAL, "annotations[\"%s\"]: expected \"true\" or \"false\", got \"%s\"",
+				CV_INIT_ANNOTATION, init);
+	bool want_init = init && strcmp(init, "true") == 0;
 	const char *console_socket = opts ? opts->console_socket : NULL;
-	if (spec->process->terminal && !console_socket && (!L->run_mode || L->detach))
+	/* transient: the caller takes the master (cv_run_transient) */
+	if (spec->process->terminal && !console_socket && (!L->run_mode || L->detach) && !L->transient)
 		return cv_error_plain(err, EINVAL,
 				"cannot allocate tty if cvisor will detach without setting console socket");
 	if (!spec->process->terminal && console_socket)
@@ -406,6 +430,15 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	}
 	sock_parent = sv[0];
 	sock_child = sv[1];
+	if (want_init && L->transient) {
+		int st[2];
+		if (pipe2(st, O_CLOEXEC) < 0) {
+			r = cv_error_errno(err, "init: status pipe");
+			goto fail;
+		}
+		status_r = st[0];
+		status_w = st[1];
+	}
 
 	/* Idmapped mounts need privilege over the source filesystem, which a
 	 * container process in its own user namespace lacks: made here. */
@@ -519,6 +552,10 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 			.die_with_parent = L->transient,
 			.ns_handshake = handshake,
 			.no_start_wait = L->transient,
+			.stdio = L->stdio,
+			.console_mask = console_mask(L->stdio),
+			.init = want_init,
+			.init_status_fd = status_w,
 		};
 		cv_child_main(&cc);
 	}
@@ -529,6 +566,8 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		goto fail;
 	}
 	close(steal_fd(&sock_child));
+	if (status_w >= 0)
+		close(steal_fd(&status_w));
 	cv_cgroup_self_join_close(&cgjoin);
 	cv_rootfs_idmap_release(idmap_fds, spec->mounts_len); /* the child has its copies */
 	idmap_fds = NULL;
@@ -681,6 +720,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	L->pidfd = steal_fd(&pidfd);
 	L->sync_fd = steal_fd(&sock_parent);
 	L->console_master = steal_fd(&master);
+	L->init_status = steal_fd(&status_r);
 	L->c = steal_pointer(&c);
 	return 0;
 
@@ -741,6 +781,8 @@ static void launch_release(struct launch *L)
 		close(L->sync_fd);
 	if (L->console_master >= 0)
 		close(L->console_master);
+	if (L->init_status >= 0)
+		close(L->init_status);
 	cv_container_free(L->c);
 	oci_spec_free(L->spec);
 }
@@ -748,7 +790,7 @@ static void launch_release(struct launch *L)
 int cv_create(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
 	      cv_error_t *err)
 {
-	struct launch L = { .opts = opts, .pidfd = -1, .sync_fd = -1, .console_master = -1 };
+	struct launch L = { .opts = opts, .pidfd = -1, .sync_fd = -1, .console_master = -1, .init_status = -1 };
 	int r = launch(ctx, id, &L, err);
 	launch_release(&L);
 	return r;
@@ -925,7 +967,7 @@ int cv_run(const struct cvisor_context *ctx, const char *id, const struct cvisor
 	   int *exit_status, cv_error_t *err)
 {
 	struct launch L = { .opts = opts, .run_mode = true, .detach = detach, .pidfd = -1, .sync_fd = -1,
-			    .console_master = -1 };
+			    .console_master = -1, .init_status = -1 };
 	int r;
 
 	r = launch(ctx, id, &L, err);
@@ -995,11 +1037,22 @@ static void transient_while_exec(void *p)
 
 int cv_run_transient(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
 		     oci_spec *given, void (*while_exec)(struct cv_container *c, const oci_spec *spec, void *arg),
-		     void *arg, struct cv_container **out, oci_spec **spec, int *pidfd, cv_error_t *err)
+		     void *arg, struct cv_transient *t, cv_error_t *err)
 {
 	struct launch L = { .opts = opts, .run_mode = true, .detach = true, .transient = true, .pidfd = -1,
-			    .sync_fd = -1, .console_master = -1, .given_spec = given };
+			    .sync_fd = -1, .console_master = -1, .init_status = -1, .given_spec = given,
+			    .stdio = t->stdio };
+	t->c = NULL;
+	t->spec = NULL;
+	t->pidfd = t->console_master = t->init_status = -1;
 	int r = launch(ctx, id, &L, err);
+	/* the container process has its copies: ours go before anything else
+	 * is forked (WHILE_EXEC's processes must not hold the program's pipes) */
+	for (int fd = 0; fd < 3; fd++)
+		if (t->stdio[fd] >= 0) {
+			close(t->stdio[fd]);
+			t->stdio[fd] = -1;
+		}
 	if (r < 0)
 		goto out;
 	struct transient_cb cb = { while_exec, arg, &L };
@@ -1011,9 +1064,11 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 			cv_warn("run cleanup: %s", e->msg);
 		goto out;
 	}
-	*out = steal_pointer(&L.c);
-	*spec = steal_pointer(&L.spec);
-	*pidfd = steal_fd(&L.pidfd);
+	t->c = steal_pointer(&L.c);
+	t->spec = steal_pointer(&L.spec);
+	t->pidfd = steal_fd(&L.pidfd);
+	t->console_master = steal_fd(&L.console_master);
+	t->init_status = steal_fd(&L.init_status);
 	r = 0;
 out:
 	launch_release(&L);

@@ -37,11 +37,25 @@ int cv_container_kill_wait(struct cv_container *c, cv_error_t *err);
  * called once the container process is complete and on its way to execve,
  * before waiting for that: work to overlap with it (c and spec are the
  * container's; on a later failure the container is destroyed). Returns once
- * the program runs: *out is the container (the caller kills and destroys
- * it), *spec its config, *pidfd its process. */
+ * the program runs, with T's outputs filled. */
+#define CV_STDIO_PTY (-2)
+struct cv_transient {
+	/* in: what becomes the program's fd 0, 1 and 2: an fd (taken over:
+	 * closed, whatever the outcome, before WHILE_EXEC runs), -1 for ours,
+	 * or CV_STDIO_PTY for the pty of process.terminal (set in the config) */
+	int stdio[3];
+	/* out */
+	struct cv_container *c; /* the caller kills and destroys it */
+	oci_spec *spec;         /* its config */
+	int pidfd;              /* its process: the init, with one */
+	int console_master;     /* process.terminal: the pty's master; else -1 */
+	/* with an init (CV_INIT_ANNOTATION): the read end of the pipe it
+	 * writes the program's wait status to (an int) before it exits; else -1 */
+	int init_status;
+};
 int cv_run_transient(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
 		     oci_spec *given, void (*while_exec)(struct cv_container *c, const oci_spec *spec, void *arg),
-		     void *arg, struct cv_container **out, oci_spec **spec, int *pidfd, cv_error_t *err);
+		     void *arg, struct cv_transient *t, cv_error_t *err);
 
 /* The config.json copy kept in the state directory at create. */
 int cv_container_spec(struct cv_container *c, oci_spec **out, cv_error_t *err);

@@ -52,7 +52,7 @@ int cv_console_new_pty(int rootfd, uint32_t rows, uint32_t cols, int *master, in
 	return 0;
 }
 
-int cv_console_make_stdio(int slave, uid_t owner, cv_error_t *err)
+int cv_console_make_stdio(int slave, int mask, uid_t owner, cv_error_t *err)
 {
 	/* The user must be able to reopen its terminal (`tty`, a shell's
 	 * /dev/tty); the group stays devpts' (gid=5, "tty"). An id this user
@@ -70,7 +70,7 @@ int cv_console_make_stdio(int slave, uid_t owner, cv_error_t *err)
 	if (ioctl(slave, TIOCSCTTY, 0) < 0)
 		return cv_error_errno(err, "console: make the pty the controlling terminal");
 	for (int fd = 0; fd < 3; fd++)
-		if (dup2(slave, fd) < 0)
+		if ((mask & (1 << fd)) && dup2(slave, fd) < 0)
 			return cv_error_errno(err, "console: dup2 to %d", fd);
 	return 0;
 }
@@ -81,7 +81,7 @@ int cv_console_setup(uint32_t rows, uint32_t cols, uid_t owner, int *master, cv_
 	int r = cv_console_new_pty(-1, rows, cols, &m, &s, err);
 	if (r < 0)
 		return r;
-	r = cv_console_make_stdio(s, owner, err);
+	r = cv_console_make_stdio(s, CV_CONSOLE_ALL_STDIO, owner, err);
 	if (r < 0)
 		return r;
 	*master = steal_fd(&m);
@@ -105,22 +105,42 @@ static int copy_once(int from, int to)
 	return cv_write_all(to, buf, (size_t)n) < 0 ? -1 : 1;
 }
 
+int cv_console_raw(int fd, struct termios *saved, cv_error_t *err)
+{
+	if (tcgetattr(fd, saved) < 0)
+		return cv_error_errno(err, "console: read the terminal's settings");
+	struct termios raw = *saved;
+	cfmakeraw(&raw);
+	raw.c_oflag |= OPOST; /* keep output post-processing, like runc */
+	if (tcsetattr(fd, TCSANOW, &raw) < 0)
+		return cv_error_errno(err, "console: raw mode");
+	return 0;
+}
+
+void cv_console_restore(int fd, const struct termios *saved)
+{
+	/* the caller's terminal as it was: nothing better to do on failure */
+	(void)tcsetattr(fd, TCSANOW, saved);
+}
+
+void cv_console_copy_size(int from, int to)
+{
+	struct winsize ws;
+	if (ioctl(from, TIOCGWINSZ, &ws) == 0)
+		(void)ioctl(to, TIOCSWINSZ, &ws);
+}
+
 int cv_console_relay(int master, int pidfd, cv_error_t *err)
 {
-	struct termios saved, raw;
-	bool is_tty = isatty(0) && tcgetattr(0, &saved) == 0;
+	struct termios saved;
+	bool is_tty = isatty(0);
 	sigset_t mask;
 	cleanup_close int sfd = -1;
 
 	if (is_tty) {
-		raw = saved;
-		cfmakeraw(&raw);
-		raw.c_oflag |= OPOST; /* keep output post-processing, like runc */
-		if (tcsetattr(0, TCSANOW, &raw) < 0)
-			return cv_error_errno(err, "console: raw mode");
-		struct winsize ws;
-		if (ioctl(0, TIOCGWINSZ, &ws) == 0)
-			(void)ioctl(master, TIOCSWINSZ, &ws);
+		if (cv_console_raw(0, &saved, err) < 0)
+			return -1;
+		cv_console_copy_size(0, master);
 		sigemptyset(&mask);
 		sigaddset(&mask, SIGWINCH);
 		pthread_sigmask(SIG_BLOCK, &mask, NULL);
@@ -145,12 +165,11 @@ int cv_console_relay(int master, int pidfd, cv_error_t *err)
 			exited = true;
 		if (sfd >= 0 && (p[3].revents & POLLIN)) {
 			struct signalfd_siginfo si;
-			struct winsize ws;
-			if (read(sfd, &si, sizeof(si)) > 0 && ioctl(0, TIOCGWINSZ, &ws) == 0)
-				(void)ioctl(master, TIOCSWINSZ, &ws);
+			if (read(sfd, &si, sizeof(si)) > 0)
+				cv_console_copy_size(0, master);
 		}
 	}
 	if (is_tty)
-		(void)tcsetattr(0, TCSANOW, &saved);
+		cv_console_restore(0, &saved);
 	return 0;
 }

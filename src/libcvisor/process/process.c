@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "process/console.h"
 #include "lifecycle/hooks.h"
+#include "process/init.h"
 #include "fs/mounts.h"
 #include "process/process-attrs.h"
 #include "process/process.h"
@@ -389,7 +390,7 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 		return r;
 
 	if (p->terminal) {
-		r = cv_console_make_stdio(console_slave, p->user.uid, err);
+		r = cv_console_make_stdio(console_slave, c->console_mask, p->user.uid, err);
 		if (r < 0)
 			return r;
 		r = cv_sync_send(c->sync_fd, CV_SYNC_CONSOLE, 0, NULL, 0, console_master, err);
@@ -494,6 +495,11 @@ void cv_child_main(const struct cv_child_config *c)
 	const char *start_state = "";
 	int r;
 
+	for (int fd = 0; c->stdio && fd < 3; fd++)
+		if (c->stdio[fd] >= 0 && dup2(c->stdio[fd], fd) < 0) {
+			r = cv_error_errno(&err, "stdio: dup2 fd %d to %d", c->stdio[fd], fd);
+			goto fail;
+		}
 	r = close_inherited_fds(3 + c->preserve_fds, &err);
 	if (r < 0)
 		goto fail;
@@ -572,6 +578,9 @@ void cv_child_main(const struct cv_child_config *c)
 			goto fail;
 		}
 	}
+	/* the program's parent: the init, from here on (the child returns) */
+	if (c->init && cv_init_fork(c->init_status_fd, p->terminal, &err) < 0)
+		goto fail;
 	execve(exe, p->args.v, envp);
 	r = cv_error_errno(&err, "exec `%s`", exe);
 fail:

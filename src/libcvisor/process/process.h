@@ -34,6 +34,12 @@ struct cv_child_config {
 	bool die_with_parent;      /* SIGKILL when the runtime dies (cvisor do) */
 	bool ns_handshake;         /* stop after the namespaces for the runtime (NS_READY) */
 	bool no_start_wait;        /* after READY straight on to execve (cvisor do) */
+	/* cvisor do: the fds that become 0, 1 and 2 first thing (-1: keep
+	 * the inherited one); NULL: keep all three */
+	const int *stdio;
+	int console_mask;          /* process.terminal: the fds the pty becomes (cv_console_make_stdio) */
+	bool init;                 /* fork before execve and stay as PID 1 (init.h) */
+	int init_status_fd;        /* the init's status fd, or -1 */
 };
 
 __attribute__((noreturn)) void cv_child_main(const struct cv_child_config *c);

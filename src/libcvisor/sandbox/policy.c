@@ -52,6 +52,7 @@ static const struct key keys[] = {
 	{ "timeout", K_SECONDS, OFF(timeout_ms), 1, CV_POLICY_MAX_TIMEOUT_MS },
 	{ "max_output_bytes", K_SIZE, OFF(max_output_bytes), 1, INT64_MAX },
 	{ "tmp_size", K_SIZE, OFF(tmp_size), CV_POLICY_MIN_TMP_SIZE, INT64_MAX },
+	{ "require_limits", K_BOOL, OFF(require_limits), 0, 0 },
 	{ "user", K_USER, 0, 0, 0 },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

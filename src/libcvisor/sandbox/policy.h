@@ -13,7 +13,7 @@
  *     "env": ["EDITOR", "LC_*", "MODE=test"],  added to the default allowlist
  *     "memory": "512MB", "cpus": 1.5, "cpu_seconds": 60, "processes": 64,
  *     "max_file_size": "1G", "open_files": 256, "timeout": 30,
- *     "max_output_bytes": "10MB", "tmp_size": "256MB",
+ *     "max_output_bytes": "10MB", "tmp_size": "256MB", "require_limits": false,
  *     "user": "1000:1000"
  *   }
  *
@@ -66,6 +66,9 @@ typedef struct {
 	oci_opt_u64 timeout_ms;
 	oci_opt_u64 max_output_bytes;
 	oci_opt_u64 tmp_size;      /* bytes, each of /tmp and the private workspace */
+	/* refuse to run when memory, cpus or processes cannot be enforced
+	 * (a non-root caller without a delegated cgroup) */
+	oci_opt_bool require_limits;
 	bool user_set;
 	uint32_t uid, gid;
 } cv_policy;

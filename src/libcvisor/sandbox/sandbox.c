@@ -17,6 +17,7 @@
 #include "cgroups/cgroups.h"
 #include "cleanup.h"
 #include "find-program.h"
+#include "process/init.h"
 #include "log.h"
 #include "fs/mounts.h"
 #include "process/passwd.h"
@@ -902,8 +903,12 @@ static int build_network_hook(const cv_policy *p, const struct cv_sandbox_host *
 
 void cv_sandbox_do_only_keys(const cv_policy *p, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s", p->timeout_ms.set ? "timeout" : "",
-		 p->timeout_ms.set && p->max_output_bytes.set ? ", " : "", p->max_output_bytes.set ? "max_output_bytes" : "");
+	const char *keys[] = { p->timeout_ms.set ? "timeout" : NULL, p->max_output_bytes.set ? "max_output_bytes" : NULL,
+			       p->require_limits.set && p->require_limits.v ? "require_limits" : NULL };
+	buf[0] = '\0';
+	for (size_t i = 0, n = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (keys[i])
+			n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? ", " : "", keys[i]);
 }
 
 int cv_sandbox_spec(const cv_policy *p, const struct cv_sandbox_host *h, char *const *args, oci_spec **out,
@@ -1008,7 +1013,13 @@ int cv_sandbox_spec(const cv_policy *p, const struct cv_sandbox_host *h, char *c
 		if (add_annotation(s, CV_SANDBOX_ANNOTATION_MAX_OUTPUT, buf, err) < 0)
 			return -1;
 	}
+	if (p->require_limits.set && p->require_limits.v &&
+	    add_annotation(s, CV_SANDBOX_ANNOTATION_REQUIRE_LIMITS, "true", err) < 0)
+		return -1;
 	if (add_annotation(s, CV_SANDBOX_ANNOTATION_NETWORK, cv_policy_network_name(p->network), err) < 0)
+		return -1;
+	/* the program is never PID 1 (init.h) */
+	if (add_annotation(s, CV_INIT_ANNOTATION, "true", err) < 0)
 		return -1;
 	*out = steal_pointer(&s);
 	return 0;

@@ -32,6 +32,8 @@
  *    or for a root caller to an unprivileged host identity
  *    (cv_sandbox_host.sandbox_uid/gid); then the writable binds are
  *    idmapped, each directory's owner to that identity;
+ *  - a minimal init as PID 1 (annotation CV_INIT_ANNOTATION, see init.h):
+ *    the program is never its pid namespace's init;
  *  - the program runs as the policy's user (default: the caller's uid/gid),
  *    with no capabilities, noNewPrivileges, RLIMIT_CORE 0 and the seccomp
  *    profile of cv_sandbox_seccomp();
@@ -42,8 +44,8 @@
  *    limit, SIGKILL a second later); max_file_size -> RLIMIT_FSIZE;
  *    open_files -> RLIMIT_NOFILE. Limits above this process's hard rlimits
  *    are errors (raising a hard limit needs CAP_SYS_RESOURCE);
- *  - timeout and max_output_bytes are enforced by the supervisor of
- *    `cvisor do`; `spec --policy` records them as annotations
+ *  - timeout, max_output_bytes and require_limits are enforced by the
+ *    supervisor of `cvisor do`; `spec --policy` records them as annotations
  *    (CV_SANDBOX_ANNOTATION_*).
  */
 #ifndef CVISOR_SANDBOX_H
@@ -93,6 +95,7 @@
 #define CV_SANDBOX_ANNOTATION_TIMEOUT "org.cvisor.sandbox.timeout-ms"
 #define CV_SANDBOX_ANNOTATION_MAX_OUTPUT "org.cvisor.sandbox.max-output-bytes"
 #define CV_SANDBOX_ANNOTATION_NETWORK "org.cvisor.sandbox.network"
+#define CV_SANDBOX_ANNOTATION_REQUIRE_LIMITS "org.cvisor.sandbox.require-limits"
 
 /* What the translation needs to know about the caller and this machine.
  * cv_sandbox_host_init() fills it from the running process; tests may
@@ -136,9 +139,9 @@ int cv_sandbox_spec(const cv_policy *policy, const struct cv_sandbox_host *host,
 		    oci_spec **out, cv_error_t *err);
 
 /* The keys set in P that only the supervisor of `cvisor do` enforces
- * (timeout, max_output_bytes): `spec --policy` records them as annotations,
- * which `cvisor run` does not act on. Writes them to BUF as "timeout,
- * max_output_bytes", or "" when none is set. */
+ * (timeout, max_output_bytes, require_limits): `spec --policy` records them
+ * as annotations, which `cvisor run` does not act on. Writes them to BUF as
+ * "timeout, max_output_bytes", or "" when none is set. */
 void cv_sandbox_do_only_keys(const cv_policy *p, char *buf, size_t size);
 
 /* The default seccomp profile for untrusted code (a deny-list on top of

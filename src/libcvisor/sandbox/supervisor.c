@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,16 +28,21 @@
 #include "cleanup.h"
 #include "clock.h"
 #include "io.h"
+#include "process/console.h"
 #include "lifecycle/create.h"
 #include "log.h"
 #include "oci/spec.h"
+#include "sandbox/relay.h"
 #include "sandbox/sandbox.h"
 #include "lifecycle/state-store.h"
 #include "lifecycle/status.h"
 #include "sandbox/supervisor.h"
 
 #define DONE_BYTE 'd'
-#define OUTPUT_CHUNK 65536
+
+/* What cvisor do passes on to the program (through its init): what a
+ * terminal, a shell or a supervisor sends to stop or poke a process. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
 /* <state root>-sandbox: beside the state root, not in it (every directory
  * there is taken for a container). */
@@ -133,8 +140,8 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
  * waits: if this process dies, its container process dies too
  * (PR_SET_PDEATHSIG) and the watcher, seeing EOF instead of DONE_BYTE,
  * removes the cgroup. */
-static int start_watcher(const struct cvisor_context *ctx, struct cv_container *c, const oci_spec *spec, int *wfd,
-			 pid_t *pid, cv_error_t *err)
+static int start_watcher(const struct cvisor_context *ctx, struct cv_container *c, const oci_spec *spec,
+			 const int *drop, size_t ndrop, int *wfd, pid_t *pid, cv_error_t *err)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -147,6 +154,11 @@ static int start_watcher(const struct cvisor_context *ctx, struct cv_container *
 	}
 	if (w == 0) {
 		close(p[1]);
+		/* our ends of the program's pipes: held here, they would keep
+		 * its stdin open and its writes from failing once nobody reads */
+		for (size_t i = 0; i < ndrop; i++)
+			if (drop[i] >= 0)
+				close(drop[i]);
 		/* not in the terminal's process group: a ^C aimed at the
 		 * program must not take the cleanup down with it */
 		(void)setpgid(0, 0);
@@ -278,33 +290,6 @@ static void read_cgroup_figures(const oci_kv_list *paths, cv_sandbox_report *r)
 	}
 }
 
-/* ---- output ---- */
-
-struct stream {
-	int in;         /* our end of the pipe, -1 when closed */
-	int out;        /* where it goes: our own stdout/stderr */
-	uint64_t left;  /* bytes still allowed */
-	bool truncated;
-};
-
-/* Copies what is available; returns false at EOF. */
-static bool pump(struct stream *s)
-{
-	char buf[OUTPUT_CHUNK];
-	ssize_t n = read(s->in, buf, sizeof(buf));
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return true;
-	if (n <= 0)
-		return false;
-	size_t keep = (uint64_t)n < s->left ? (size_t)n : (size_t)s->left;
-	if (keep < (size_t)n)
-		s->truncated = true;
-	s->left -= keep;
-	if (cv_write_all(s->out, buf, keep) < 0)
-		s->left = 0; /* the reader went away: keep draining, drop the rest */
-	return true;
-}
-
 /* ---- hook leftovers ---- */
 
 /* A hook's background processes (network "outbound": the monitor that owns
@@ -363,7 +348,64 @@ static bool cgroup_available(char *why, size_t size)
 	return true;
 }
 
+/* ---- the program's stdio ---- */
+
+/* What each of the program's fds 0, 1 and 2 is. */
+enum route {
+	ROUTE_PASS, /* the caller's own fd */
+	ROUTE_PIPE, /* a pipe, copied by a relay (relay.h) */
+	ROUTE_PTY,  /* the pty of the sandbox's own devpts, copied by a relay */
+};
+
+/* The caller's terminals become the pty: the program never holds one (it
+ * could change its settings, or write around max_output_bytes through fd
+ * 0). Regular files become pipes: it could read or truncate the caller's
+ * file through /proc/self/fd otherwise. Capped output goes through a pipe.
+ * Returns whether stdout and stderr are one file, which then gets one pipe
+ * (and one cap): two would lose the order of their lines. */
+static bool plan_stdio(const cv_policy *p, enum route route[3])
+{
+	struct stat st[3];
+	for (int fd = 0; fd < 3; fd++) {
+		route[fd] = ROUTE_PASS;
+		if (fstat(fd, &st[fd]) < 0)
+			continue; /* closed: so it stays for the program */
+		if (S_ISCHR(st[fd].st_mode) && isatty(fd))
+			route[fd] = ROUTE_PTY;
+		else if (S_ISREG(st[fd].st_mode) || S_ISBLK(st[fd].st_mode) || (fd > 0 && p->max_output_bytes.set))
+			route[fd] = ROUTE_PIPE;
+	}
+	return route[1] == ROUTE_PIPE && route[2] == ROUTE_PIPE && st[1].st_dev == st[2].st_dev &&
+	       st[1].st_ino == st[2].st_ino;
+}
+
+/* A pipe whose ends are not 0, 1 or 2 (a caller may have closed those):
+ * they are dup2'ed onto them in the container process. */
+static int stdio_pipe(int fds[2], cv_error_t *err)
+{
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return cv_error_errno(err, "sandbox: pipe");
+	for (int i = 0; i < 2; i++) {
+		if (fds[i] > 2)
+			continue;
+		int moved = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+		int e = errno;
+		close(fds[i]);
+		fds[i] = moved;
+		if (moved < 0) {
+			if (i == 0)
+				close(fds[1]);
+			else
+				close(fds[0]);
+			return cv_error(err, e, "sandbox: pipe");
+		}
+	}
+	return 0;
+}
+
 /* ---- one run ---- */
+
+enum { RELAY_IN, RELAY_OUT, RELAY_ERR, RELAY_PTY, NRELAYS };
 
 struct run {
 	const struct cvisor_context *ctx;
@@ -374,28 +416,62 @@ struct run {
 	char config_path[64];
 	int watch_fd;
 	pid_t watcher;
-	int saved[3]; /* our stdout/stderr while the container's are pipes */
-	struct stream streams[2];
-	struct cv_container *c; /* once it runs, until destroyed */
-	oci_spec *spec;         /* its config, from the runtime */
-	oci_spec *built;        /* cv_sandbox_spec's, until the runtime takes it */
+	enum route route[3];
+	int tty;      /* the caller's terminal the pty stands for (an fd of 0-2), -1 without */
+	struct cv_relay relay[NRELAYS];
+	bool raw;     /* the caller's stdin (a terminal) in raw mode, saved in termios */
+	struct termios termios;
+	/* the caller's keystrokes on their way to the pty (stdin in raw mode) */
+	char keys[4096];
+	size_t keys_len, keys_off;
+	bool keys_open;
+	int sigfd;    /* the signals forwarded to the program, and SIGWINCH */
+	sigset_t sigmask_saved;
+	struct cv_transient t; /* the container once it runs, until destroyed */
+	oci_spec *built;       /* cv_sandbox_spec's, until the runtime takes it */
 	cv_error_t watcher_err; /* start_watcher's, when watcher is -1 */
 };
 
+/* Once the program is gone: a signal still pending was meant for it, and
+ * is dropped; later ones have their usual effect on cvisor do (a ^C while
+ * the output still drains to a slow reader ends it). */
+static void stop_signals(struct run *R)
+{
+	if (R->sigfd < 0)
+		return;
+	struct signalfd_siginfo si;
+	while (read(R->sigfd, &si, sizeof(si)) == sizeof(si))
+		;
+	close(R->sigfd);
+	R->sigfd = -1;
+	(void)sigprocmask(SIG_SETMASK, &R->sigmask_saved, NULL);
+}
+
 static void run_release(struct run *R)
 {
-	for (int i = 0; i < 2; i++)
-		if (R->streams[i].in >= 0)
-			close(R->streams[i].in);
+	stop_signals(R);
+	for (int i = 0; i < NRELAYS; i++)
+		cv_relay_join(&R->relay[i]);
+	for (int fd = 0; fd < 3; fd++)
+		if (R->t.stdio[fd] >= 0)
+			close(R->t.stdio[fd]);
 	stop_watcher(R->watch_fd, R->watcher);
+	if (R->raw)
+		cv_console_restore(0, &R->termios);
+	if (R->t.console_master >= 0)
+		close(R->t.console_master);
+	if (R->t.init_status >= 0)
+		close(R->t.init_status);
+	if (R->t.pidfd >= 0)
+		close(R->t.pidfd);
 	if (R->lockfd >= 0)
 		close(R->lockfd);
 	if (R->configfd >= 0)
 		close(R->configfd);
 	free(R->bundle);
 	cv_error_release(&R->watcher_err);
-	cv_container_free(R->c);
-	oci_spec_free(R->spec);
+	cv_container_free(R->t.c);
+	oci_spec_free(R->t.spec);
 	oci_spec_free(R->built);
 }
 
@@ -422,6 +498,15 @@ static int make_bundle(struct run *R, const cv_policy *policy, char *const *args
 	if (cv_sandbox_host_init(&host, policy->network == CV_POLICY_NET_OUTBOUND, err) < 0 ||
 	    cv_sandbox_spec(policy, &host, args, &spec, err) < 0)
 		return -1;
+	if (R->tty >= 0) {
+		struct winsize ws;
+		spec->process->terminal = true;
+		if (ioctl(R->tty, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+			spec->process->has_console_size = true;
+			spec->process->console_height = ws.ws_row;
+			spec->process->console_width = ws.ws_col;
+		}
+	}
 	if (oci_spec_emit(spec, false, &json, &len, err) < 0)
 		return -1;
 	/* The runtime takes the spec as it is; config.json, the same in JSON,
@@ -438,30 +523,116 @@ static int make_bundle(struct run *R, const cv_policy *policy, char *const *args
 	return 0;
 }
 
-/* stdout/stderr through pipes while the container is created (it inherits
- * fds 1 and 2), then ours again. */
-static int redirect_output(struct run *R, const cv_policy *p, int child_ends[2], cv_error_t *err)
+/* The pipes of ROUTE_PIPE: the program's ends in R->t.stdio (the runtime
+ * takes them), ours in the relays, started once the program runs. MERGED:
+ * stderr shares stdout's pipe. */
+static int make_pipes(struct run *R, const cv_policy *p, bool merged, cv_error_t *err)
 {
-	for (int i = 0; i < 2; i++) {
-		int fds[2];
-		if (pipe2(fds, O_CLOEXEC) < 0)
-			return cv_error_errno(err, "sandbox: pipe");
-		R->streams[i].in = fds[0];
-		child_ends[i] = fds[1];
-		R->streams[i].left = p->max_output_bytes.v;
-		R->saved[i + 1] = fcntl(i + 1, F_DUPFD_CLOEXEC, 3);
-		if (R->saved[i + 1] < 0)
-			return cv_error_errno(err, "sandbox: dup fd %d", i + 1);
-		R->streams[i].out = R->saved[i + 1];
+	for (int fd = 0; fd < 3; fd++) {
+		int pp[2];
+		if (R->route[fd] == ROUTE_PTY)
+			R->t.stdio[fd] = CV_STDIO_PTY;
+		if (R->route[fd] != ROUTE_PIPE)
+			continue;
+		if (fd == 2 && merged) {
+			R->t.stdio[2] = fcntl(R->t.stdio[1], F_DUPFD_CLOEXEC, 3);
+			if (R->t.stdio[2] < 0)
+				return cv_error_errno(err, "sandbox: dup the stdout pipe");
+			continue;
+		}
+		if (stdio_pipe(pp, err) < 0)
+			return -1;
+		struct cv_relay *r = &R->relay[RELAY_IN + fd];
+		if (fd == 0) {
+			/* the caller's file into the pipe, to its end */
+			*r = (struct cv_relay){ .src = 0, .dst = pp[1], .own_dst = true };
+			R->t.stdio[fd] = pp[0];
+		} else {
+			*r = (struct cv_relay){ .src = pp[0], .dst = fd, .own_src = true,
+						.capped = p->max_output_bytes.set, .left = p->max_output_bytes.v };
+			R->t.stdio[fd] = pp[1];
+		}
 	}
 	return 0;
 }
 
-static int swap_output(int a, int b, cv_error_t *err)
+/* Once the program runs: the relays, the caller's terminal in raw mode and
+ * the signals to forward (blocked first: the relays' threads inherit that). */
+static int start_stdio(struct run *R, const cv_policy *p, cv_error_t *err)
 {
-	if (dup2(a, 1) < 0 || dup2(b, 2) < 0)
-		return cv_error_errno(err, "sandbox: dup2");
+	sigset_t fwd;
+	sigemptyset(&fwd);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&fwd, forwarded[i]);
+	if (R->tty >= 0)
+		sigaddset(&fwd, SIGWINCH);
+	if (sigprocmask(SIG_BLOCK, &fwd, &R->sigmask_saved) < 0)
+		return cv_error_errno(err, "sandbox: block signals");
+	R->sigfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (R->sigfd < 0) {
+		int e = errno;
+		(void)sigprocmask(SIG_SETMASK, &R->sigmask_saved, NULL);
+		return cv_error(err, e, "sandbox: signalfd");
+	}
+	if (R->tty >= 0) {
+		int master = R->t.console_master;
+		/* the output: to the caller's terminal, under the cap of stdout */
+		R->relay[RELAY_PTY] = (struct cv_relay){ .src = master, .dst = R->tty, .drain_when_broken = true,
+							 .capped = p->max_output_bytes.set,
+							 .left = p->max_output_bytes.v };
+		/* the keystrokes: copied by our loop, which must never block */
+		int fl = fcntl(master, F_GETFL);
+		if (fl < 0 || fcntl(master, F_SETFL, fl | O_NONBLOCK) < 0)
+			return cv_error_errno(err, "sandbox: pty master non-blocking");
+		/* only from the foreground: a background job that takes the
+		 * terminal would be stopped (SIGTTOU), or take a shell's input */
+		if (R->route[0] == ROUTE_PTY && tcgetpgrp(0) == getpgrp()) {
+			if (cv_console_raw(0, &R->termios, err) < 0)
+				return -1;
+			R->raw = R->keys_open = true;
+		}
+	}
+	for (int i = 0; i < NRELAYS; i++)
+		if (R->relay[i].src >= 0 && cv_relay_start(&R->relay[i], err) < 0)
+			return -1;
 	return 0;
+}
+
+/* A signal for cvisor do goes to the program (through its init); a change
+ * of the caller's window size to the pty. */
+static void on_signal(struct run *R)
+{
+	struct signalfd_siginfo si;
+	while (read(R->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if ((int)si.ssi_signo == SIGWINCH)
+			cv_console_copy_size(R->tty, R->t.console_master);
+		else if (syscall(SYS_pidfd_send_signal, R->t.pidfd, (int)si.ssi_signo, NULL, 0) < 0 && errno != ESRCH)
+			cv_warn("sandbox: forward signal %u: %s", si.ssi_signo, strerror(errno));
+	}
+}
+
+/* The caller's keystrokes to the pty: read when none wait, written without
+ * blocking (a program that reads nothing fills the pty's input queue). */
+static void on_keys(struct run *R, short in_events, short out_events)
+{
+	if (in_events) {
+		ssize_t n = read(0, R->keys, sizeof(R->keys));
+		if (n > 0) {
+			R->keys_len = (size_t)n;
+			R->keys_off = 0;
+		} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+			R->keys_open = false; /* the terminal hung up */
+		}
+	}
+	if (out_events && R->keys_off < R->keys_len) {
+		ssize_t w = write(R->t.console_master, R->keys + R->keys_off, R->keys_len - R->keys_off);
+		if (w > 0)
+			R->keys_off += (size_t)w;
+		else if (w < 0 && errno != EINTR && errno != EAGAIN)
+			R->keys_off = R->keys_len; /* the pty is gone: dropped */
+	}
+	if (R->keys_off == R->keys_len)
+		R->keys_off = R->keys_len = 0;
 }
 
 /* While the container process goes on to execve: the watcher (which also
@@ -470,45 +641,64 @@ static int swap_output(int a, int b, cv_error_t *err)
 static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 {
 	struct run *R = arg;
-	if (start_watcher(R->ctx, c, spec, &R->watch_fd, &R->watcher, &R->watcher_err) < 0)
+	int drop[2 * NRELAYS];
+	size_t n = 0;
+	for (int i = 0; i < NRELAYS; i++) {
+		if (R->relay[i].own_src)
+			drop[n++] = R->relay[i].src;
+		if (R->relay[i].own_dst)
+			drop[n++] = R->relay[i].dst;
+	}
+	if (start_watcher(R->ctx, c, spec, drop, n, &R->watch_fd, &R->watcher, &R->watcher_err) < 0)
 		R->watcher = -1;
+}
+
+/* Non-root callers without a delegated cgroup: the cgroup limits cannot be
+ * enforced. Refused with require_limits; otherwise a warning, the report's
+ * not_enforced, and *eff without them. */
+static int check_limits(const cv_policy *policy, cv_policy *eff, cv_sandbox_report *rep, cv_error_t *err)
+{
+	char why[512];
+	if (geteuid() == 0 || !(policy->memory.set || policy->cpus_milli.set || policy->processes.set) ||
+	    cgroup_available(why, sizeof(why)))
+		return 0;
+	char keys[64] = "";
+	const char *names[] = { policy->memory.set ? "memory" : NULL, policy->cpus_milli.set ? "cpus" : NULL,
+				policy->processes.set ? "processes" : NULL };
+	for (size_t i = 0; i < 3; i++)
+		if (names[i])
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", keys[0] ? ", " : "", names[i]);
+	if (policy->require_limits.set && policy->require_limits.v)
+		return cv_error(err, 0, "sandbox: %s cannot be enforced: %s; require_limits refuses to run without %s",
+				keys, why, strchr(keys, ',') ? "them" : "it");
+	cv_warn("sandbox: %s not enforced: %s", keys, why);
+	rep->unenforced_memory = policy->memory.set;
+	rep->unenforced_cpus = policy->cpus_milli.set;
+	rep->unenforced_processes = policy->processes.set;
+	eff->memory.set = eff->cpus_milli.set = eff->processes.set = false;
+	return 0;
 }
 
 int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
 		  cv_sandbox_report *rep, cv_error_t *err)
 {
-	struct run R = { .ctx = ctx, .lockfd = -1, .configfd = -1, .watch_fd = -1, .watcher = -1, .saved = { -1, -1, -1 },
-			 .streams = { { .in = -1 }, { .in = -1 } } };
+	struct run R = { .ctx = ctx, .lockfd = -1, .configfd = -1, .watch_fd = -1, .watcher = -1, .tty = -1,
+			 .sigfd = -1,
+			 .t = { .stdio = { -1, -1, -1 }, .pidfd = -1, .console_master = -1, .init_status = -1 } };
+	for (int i = 0; i < NRELAYS; i++)
+		R.relay[i] = (struct cv_relay)CV_RELAY_INIT;
 	int r = -1;
-	int child_ends[2] = { -1, -1 };
-	cleanup_close int pidfd = -1;
 	memset(rep, 0, sizeof(*rep));
 
-	/* a non-root caller without a delegated cgroup runs without the
-	 * cgroup limits, and is told so (stderr and the report) */
 	cv_policy eff = *policy; /* shallow: only read below */
-	if (geteuid() != 0 && (policy->memory.set || policy->cpus_milli.set || policy->processes.set)) {
-		char why[512];
-		if (!cgroup_available(why, sizeof(why))) {
-			rep->unenforced_memory = policy->memory.set;
-			rep->unenforced_cpus = policy->cpus_milli.set;
-			rep->unenforced_processes = policy->processes.set;
-			char keys[64] = "";
-			const char *names[] = { policy->memory.set ? "memory" : NULL,
-						policy->cpus_milli.set ? "cpus" : NULL,
-						policy->processes.set ? "processes" : NULL };
-			for (size_t i = 0; i < 3; i++)
-				if (names[i])
-					snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
-						 keys[0] ? ", " : "", names[i]);
-			cv_warn("sandbox: %s not enforced: %s", keys, why);
-			eff.memory.set = eff.cpus_milli.set = eff.processes.set = false;
-		}
-	}
-	if (make_bundle(&R, &eff, args, err) < 0)
-		goto out;
-	bool capped = policy->max_output_bytes.set;
-	if (capped && redirect_output(&R, policy, child_ends, err) < 0)
+	if (check_limits(policy, &eff, rep, err) < 0)
+		return -1;
+	bool merged = plan_stdio(policy, R.route);
+	/* the pty's output goes to the caller's terminal */
+	for (int i = 0, order[3] = { 1, 2, 0 }; i < 3 && R.tty < 0; i++)
+		if (R.route[order[i]] == ROUTE_PTY)
+			R.tty = order[i];
+	if (make_bundle(&R, &eff, args, err) < 0 || make_pipes(&R, policy, merged, err) < 0)
 		goto out;
 
 	/* orphans of hooks come to us, see reap_orphans() */
@@ -516,68 +706,57 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 		cv_warn("sandbox: PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	struct cvisor_create_options o = { .struct_size = sizeof(o), .bundle = R.bundle,
 					   .config_path = R.config_path };
-	if (capped && swap_output(child_ends[0], child_ends[1], err) < 0)
-		goto out;
 	/* created and started at once, with no state written: the program
 	 * runs when this returns */
-	r = cv_run_transient(ctx, R.id, &o, steal_pointer(&R.built), while_exec, &R, &R.c, &R.spec, &pidfd, err);
+	r = cv_run_transient(ctx, R.id, &o, steal_pointer(&R.built), while_exec, &R, &R.t, err);
 	uint64_t start = cv_now_ms();
-	if (capped) {
-		cleanup_error cv_error_t e2 = NULL;
-		if (swap_output(R.saved[1], R.saved[2], &e2) < 0 && r == 0)
-			cv_error_move(err, &e2), r = -1;
-		close(child_ends[0]);
-		close(child_ends[1]);
-	}
 	if (r < 0)
 		goto out;
 	r = -1;
-	pid_t pid = R.c->state->pid;
+	pid_t pid = R.t.c->state->pid;
 	if (R.watcher < 0) {
 		cv_error_move(err, &R.watcher_err);
 		goto out;
 	}
+	if (start_stdio(&R, policy, err) < 0)
+		goto out;
 
 	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
-	bool exited = false;
 	int status = 0;
 	struct rusage ru;
-	while (!exited || R.streams[0].in >= 0 || R.streams[1].in >= 0) {
-		struct pollfd pf[3] = { { exited ? -1 : pidfd, POLLIN, 0 },
-					{ R.streams[0].in, POLLIN, 0 },
-					{ R.streams[1].in, POLLIN, 0 } };
+	for (bool exited = false; !exited;) {
+		bool keys_waiting = R.keys_off < R.keys_len;
+		struct pollfd pf[4] = { { R.t.pidfd, POLLIN, 0 },
+					{ R.sigfd, POLLIN, 0 },
+					{ R.keys_open && !keys_waiting ? 0 : -1, POLLIN, 0 },
+					{ keys_waiting ? R.t.console_master : -1, POLLOUT, 0 } };
 		int wait_ms = -1;
-		if (deadline && !exited) {
+		if (deadline && !rep->timed_out) {
 			uint64_t now = cv_now_ms();
 			wait_ms = now >= deadline ? 0 : (int)(deadline - now < 60000 ? deadline - now : 60000);
-		} else if (exited) {
-			/* the pid namespace is gone: the pipes end at once; a
-			 * bound all the same */
-			wait_ms = 2000;
 		}
-		int n = poll(pf, 3, wait_ms);
+		int n = poll(pf, 4, wait_ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			cv_error_errno(err, "sandbox: poll");
 			goto out;
 		}
-		if (n == 0 && exited)
-			break;
-		if (n == 0 && deadline && !exited && cv_now_ms() >= deadline) {
+		/* whatever else happened: the output goes its own way (relay.h),
+		 * nothing here waits for it */
+		if (deadline && !rep->timed_out && cv_now_ms() >= deadline) {
 			/* the whole sandbox, not just its init: the cgroup, then
 			 * the init, whose death ends the pid namespace */
 			rep->timed_out = true;
 			cleanup_error cv_error_t e = NULL;
-			if (cv_container_kill_wait(R.c, &e) < 0)
+			if (cv_container_kill_wait(R.t.c, &e) < 0)
 				cv_warn("sandbox: kill: %s", e->msg);
 		}
-		for (int i = 0; i < 2; i++)
-			if (pf[i + 1].revents && !pump(&R.streams[i])) {
-				close(R.streams[i].in);
-				R.streams[i].in = -1;
-			}
-		if (!exited && (pf[0].revents || rep->timed_out)) {
+		if (pf[1].revents)
+			on_signal(&R);
+		if (pf[2].revents || pf[3].revents)
+			on_keys(&R, pf[2].revents, pf[3].revents);
+		if (pf[0].revents || rep->timed_out) {
 			pid_t w;
 			do
 				w = wait4(pid, &status, 0, &ru);
@@ -590,6 +769,11 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 		}
 	}
 	rep->wall_ms = cv_now_ms() - start;
+	/* the init's exit status is the program's, but only its report tells
+	 * a signal from an exit with 128+N; none when it was killed itself */
+	int program = 0;
+	if (R.t.init_status >= 0 && read(R.t.init_status, &program, sizeof(program)) == sizeof(program))
+		status = program;
 	/* No process of the sandbox is left (its pid namespace ended with the
 	 * program): let the watcher exit now, in parallel with the teardown
 	 * below, and reap it at the end. */
@@ -600,10 +784,19 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 		rep->signal = WTERMSIG(status);
 		rep->exit_code = 128 + rep->signal;
 	}
-	rep->stdout_truncated = R.streams[0].truncated;
-	rep->stderr_truncated = R.streams[1].truncated;
+	stop_signals(&R);
+	/* the relays end with the program's last output (the consumers may
+	 * take their time) */
+	for (int i = 0; i < NRELAYS; i++)
+		cv_relay_join(&R.relay[i]);
+	rep->stdout_truncated = R.relay[RELAY_OUT].truncated;
+	rep->stderr_truncated = R.relay[RELAY_ERR].truncated || (merged && rep->stdout_truncated);
+	if (R.route[2] == ROUTE_PTY && R.route[1] != ROUTE_PTY)
+		rep->stderr_truncated |= R.relay[RELAY_PTY].truncated;
+	else
+		rep->stdout_truncated |= R.relay[RELAY_PTY].truncated;
 	if (figures)
-		read_cgroup_figures(&R.c->state->cgroup_paths, rep);
+		read_cgroup_figures(&R.t.c->state->cgroup_paths, rep);
 	if (!rep->cpu_known) {
 		rep->cpu_known = true;
 		rep->cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
@@ -613,15 +806,15 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	 * ends every other process of a pid namespace before its init's exit
 	 * shows. Only a process put into the cgroup from outside could stay:
 	 * then kill it and try again. */
-	r = cv_container_destroy(R.c, R.spec, err);
+	r = cv_container_destroy(R.t.c, R.t.spec, err);
 	if (r < 0) {
 		cleanup_error cv_error_t e = NULL;
-		if (cv_container_kill_wait(R.c, &e) < 0)
+		if (cv_container_kill_wait(R.t.c, &e) < 0)
 			cv_warn("sandbox: %s", e->msg);
 		cv_error_release(err);
-		r = cv_container_destroy(R.c, R.spec, err);
+		r = cv_container_destroy(R.t.c, R.t.spec, err);
 	}
-	cv_container_free(steal_pointer(&R.c));
+	cv_container_free(steal_pointer(&R.t.c));
 	if (r < 0)
 		goto out;
 	r = -1;
@@ -639,13 +832,11 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 		rep->limit_max_file_size = true;
 	r = 0;
 out:
-	if (R.c) {
-		destroy_run(R.c, R.spec);
+	if (R.t.c) {
+		/* the program's death ends the relays too (run_release joins) */
+		destroy_run(R.t.c, R.t.spec);
 		reap_orphans(R.watcher);
 	}
-	for (int i = 1; i < 3; i++)
-		if (R.saved[i] >= 0)
-			close(R.saved[i]);
 	run_release(&R);
 	return r;
 }

@@ -4,10 +4,14 @@
  * with cv_run_transient(): the ordinary lifecycle code, but with no record
  * in the state store (nothing of a run is written to disk, `cvisor list`
  * does not show it) and a container process that dies with the supervisor
- * (PR_SET_PDEATHSIG). It then waits: for the program, for the timeout
- * (SIGKILL to the cgroup and to the pid namespace's init, which takes every
- * process with it), and copies stdout/stderr through pipes when
- * max_output_bytes caps them. Before removing the cgroup it reads what it
+ * (PR_SET_PDEATHSIG). That process stays as the sandbox's init (init.h),
+ * the program its child. The supervisor then waits: for the init, for the
+ * timeout (SIGKILL to the cgroup and to the init, which takes every process
+ * of the pid namespace with it), and for signals, which it forwards to the
+ * program. The program's stdio is the caller's, except: a terminal becomes
+ * a pty of the sandbox's own, a regular file or a capped stream a pipe,
+ * copied by threads (relay.h) so that no reader can stall the loop that
+ * enforces the timeout. Before removing the cgroup it reads what it
  * recorded (OOM kills, pids limit hits, CPU time, peak memory) for the
  * report.
  *
@@ -17,7 +21,16 @@
  * the supervisor's "done" byte makes it remove the cgroup. If the watcher
  * was killed too, cv_sandbox_gc() finds the cgroup directories of runs
  * whose byte of the bundles directory's lock file nobody holds and whose
- * supervisor's pid is gone. */
+ * supervisor's pid is gone.
+ *
+ * After the program ran, the supervisor touches on the host only: the
+ * cgroup files it reads and the directories it removes (kernfs: no symlink,
+ * no FIFO can be made there), /proc/thread-self/children, its own fds (the
+ * caller's stdio, the pty master, pipes) and, in the watcher, the bundles
+ * directory's lock file (in the state root, outside the sandbox's reach).
+ * The --report file, which may lie in the workspace, is written by
+ * `cvisor do` through a directory fd opened before the run
+ * (cv_replace_file_at). */
 #ifndef CVISOR_SUPERVISOR_H
 #define CVISOR_SUPERVISOR_H
 
