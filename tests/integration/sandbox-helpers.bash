@@ -1,5 +1,33 @@
-# Helpers of the sandbox tests (sandbox.bats, sandbox-attacks.bats): running
-# `cvisor do` as an unprivileged caller.
+# Helpers for the tests of `cvisor do` (sandbox.bats, sandbox-attacks.bats,
+# sandbox-supervisor.bats).
+# Load after helpers: `load helpers; load sandbox-helpers`. sb_setup and
+# sb_teardown are what setup() and teardown() call.
+
+sb_setup() {
+	cv_setup
+	SB_BUNDLES="$CV_ROOT-sandbox"
+	mkdir -p "$CV_TMP/home"
+	# network "outbound": the hook of the build tree, not an installed one
+	export CVISOR_SLIRP_HOOK="${CVISOR_SLIRP_HOOK:-$CVISOR_BUILDDIR/hooks/cvisor-slirp}"
+}
+
+sb_teardown() {
+	nobody_teardown
+	cvisor gc >/dev/null 2>&1 || true
+	cv_teardown
+	rm -rf "$SB_BUNDLES" "${SB_HOME:-}"
+}
+
+# No container, bundle or process of a run may remain.
+assert_clean() {
+	run cvisor list -q
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# only the liveness lock file stays: a run makes no file of its own
+	[ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vx "\.live")" ]
+}
+
+# Running `cvisor do` as an unprivileged caller:
 #
 #   requires_unprivileged_userns   skips unless nobody may make a user
 #                                  namespace; makes $NR (owned by nobody) with
@@ -20,7 +48,7 @@ requires_unprivileged_userns() {
 	fi
 	[ "$(cat /proc/sys/user/max_user_namespaces)" -gt 0 ] ||
 		skip "user.max_user_namespaces is 0: no user namespaces"
-	# the kernel also refuses one from a chroot
+	# the kernel also refuses one from a chroot (the cgroup v2 test guest)
 	setpriv --reuid=nobody --regid=nogroup --clear-groups unshare -U true 2>/dev/null ||
 		skip "this environment refuses a user namespace to an unprivileged user (unshare -U)"
 	NR="$(mktemp -d /tmp/cvisor-sb-nobody.XXXXXX)"

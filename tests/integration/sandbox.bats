@@ -6,11 +6,7 @@ load helpers
 load sandbox-helpers
 
 setup() {
-	cv_setup
-	SB_BUNDLES="$CV_ROOT-sandbox"
-	mkdir -p "$CV_TMP/home"
-	# network "outbound": the hook of the build tree, not an installed one
-	export CVISOR_SLIRP_HOOK="${CVISOR_SLIRP_HOOK:-$CVISOR_BUILDDIR/hooks/cvisor-slirp}"
+	sb_setup
 }
 
 requires_outbound() {
@@ -46,19 +42,7 @@ teardown() {
 		mountpoint -q "$SB_SUBMOUNT" && umount "$SB_SUBMOUNT"
 		rmdir "$SB_SUBMOUNT"
 	fi
-	nobody_teardown
-	cvisor gc >/dev/null 2>&1 || true
-	cv_teardown
-	rm -rf "$SB_BUNDLES" "${SB_HOME:-}"
-}
-
-# No container, bundle or process of a run may remain.
-assert_clean() {
-	run cvisor list -q
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	# only the liveness lock file stays: a run makes no file of its own
-	[ -z "$(ls -A "$SB_BUNDLES" 2>/dev/null | grep -vx "\.live")" ]
+	sb_teardown
 }
 
 @test "sandbox: the host root is read-only (EROFS inside, nothing written outside)" {
