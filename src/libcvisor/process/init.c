@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <string.h>
 #include <stdnoreturn.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -48,41 +50,81 @@ static int close_all_but(int keep)
 	return (int)syscall(SYS_close_range, (unsigned)(keep + 1), ~0u, 0u);
 }
 
-int cv_init_fork(int status_fd, bool foreground, cv_error_t *err)
+/* The child shares our memory until its execve (CLONE_VM | CLONE_VFORK:
+ * no copy of the address space, and it runs at once, on our time, which a
+ * fork's child on a busy machine waits for). It only makes system calls,
+ * on a stack of its own, and leaves how its execve went in ->error. */
+struct program {
+	const char *exe;
+	char *const *argv, *const *envp;
+	sigset_t mask; /* the program's signal mask: ours before the init's */
+	bool foreground;
+	int error;     /* errno of the failed step, 0 when execve ran */
+	const char *step;
+};
+
+static int start_program(void *arg)
 {
-	/* set before the fork: the program's execve resets both, and a change
-	 * of credentials may have made us dumpable again (fs.suid_dumpable) */
+	struct program *p = arg;
+	if (p->foreground) {
+		/* SIGTTOU is blocked: a background group may take the terminal */
+		if (setpgid(0, 0) < 0) {
+			p->error = errno;
+			p->step = "setpgid";
+			_exit(127);
+		}
+		int fd = 0;
+		while (fd < 3 && tcsetpgrp(fd, getpid()) < 0)
+			fd++;
+		if (fd == 3) {
+			p->error = ENOTTY;
+			p->step = "make the program the terminal's foreground process group";
+			_exit(127);
+		}
+	}
+	if (sigprocmask(SIG_SETMASK, &p->mask, NULL) < 0) {
+		p->error = errno;
+		p->step = "restore the program's signal mask";
+		_exit(127);
+	}
+	execve(p->exe, p->argv, p->envp);
+	p->error = errno;
+	p->step = "exec";
+	_exit(127);
+}
+
+/* Its stack: the container process is single-threaded, and suspended while
+ * the child uses it. */
+static char program_stack[64 * 1024] __attribute__((aligned(16)));
+
+int cv_init_exec(const char *exe, char *const *argv, char *const *envp, int status_fd, bool foreground,
+		 cv_error_t *err)
+{
+	/* set now: the program's execve resets both, and a change of
+	 * credentials may have made us dumpable again (fs.suid_dumpable) */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return cv_error_errno(err, "init: prctl PR_SET_DUMPABLE");
 	if (prctl(PR_SET_NAME, "cvisor-init", 0, 0, 0) < 0)
 		return cv_error_errno(err, "init: prctl PR_SET_NAME");
-	sigset_t all, old;
+	struct program prog = { .exe = exe, .argv = argv, .envp = envp, .foreground = foreground };
+	sigset_t all;
 	sigfillset(&all);
-	if (sigprocmask(SIG_SETMASK, &all, &old) < 0)
+	if (sigprocmask(SIG_SETMASK, &all, &prog.mask) < 0)
 		return cv_error_errno(err, "init: block signals");
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		(void)sigprocmask(SIG_SETMASK, &old, NULL);
-		return cv_error(err, e, "init: fork the program");
+	pid_t pid = clone(start_program, program_stack + sizeof(program_stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
+			  &prog);
+	if (pid < 0 || prog.error) {
+		int e = pid < 0 ? errno : prog.error;
+		(void)sigprocmask(SIG_SETMASK, &prog.mask, NULL);
+		if (pid < 0)
+			return cv_error(err, e, "init: start the program");
+		/* it exited: the pid namespace goes with us */
+		if (!strcmp(prog.step, "exec"))
+			return cv_error(err, e, "exec `%s`", exe);
+		return cv_error(err, e, "init: %s", prog.step);
 	}
-	if (pid == 0) {
-		if (foreground) {
-			/* SIGTTOU is blocked: a background group may take the terminal */
-			if (setpgid(0, 0) < 0)
-				return cv_error_errno(err, "init: setpgid");
-			int fd = 0;
-			while (fd < 3 && tcsetpgrp(fd, getpid()) < 0)
-				fd++;
-			if (fd == 3)
-				return cv_error(err, ENOTTY, "init: no stdio fd is the controlling terminal");
-		}
-		if (sigprocmask(SIG_SETMASK, &old, NULL) < 0)
-			return cv_error_errno(err, "init: restore the signal mask of the program");
-		return 0;
-	}
-	/* the sync socket goes too: its end-of-file, once the program's execve
-	 * closed the child's copy, tells the runtime that the program runs */
+	/* the sync socket goes too: its end of file, now that the program's
+	 * execve closed the other copy, tells the runtime that it runs */
 	if (close_all_but(status_fd) < 0) {
 		(void)kill(pid, SIGKILL);
 		_exit(127);

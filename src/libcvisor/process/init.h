@@ -3,9 +3,9 @@
  * CV_INIT_ANNOTATION, which `cvisor do` sets; other containers are
  * unchanged.
  *
- * The container process forks right before its execve, once seccomp, its
- * credentials and no_new_privs are in place: the child goes on to execve
- * the program, the parent stays as PID 1. It reaps every process
+ * The container process starts the program as its child instead of its
+ * execve, once seccomp, its credentials and no_new_privs are in place, and
+ * stays as PID 1. It reaps every process
  * re-parented to it, forwards every signal it receives to the program, and
  * exits with the program's status (128+N when signal N killed it). A pid
  * namespace's init cannot die of a signal sent from inside, so it also
@@ -26,12 +26,14 @@
 /* "true" or "false" (the default). */
 #define CV_INIT_ANNOTATION "org.cvisor.init"
 
-/* Forks. In the child returns 0: it goes on to execve the program (an
- * error there is its own to report). The parent becomes the init and never
- * returns. STATUS_FD: where the init writes the program's wait status, or
- * -1. FOREGROUND: the process has a controlling terminal (process.terminal):
- * the child takes a process group of its own and makes it the terminal's
- * foreground one, so that ^C reaches the program and not the init. */
-int cv_init_fork(int status_fd, bool foreground, cv_error_t *err);
+/* Starts the program (EXE, ARGV, ENVP) as our child and becomes the init:
+ * never returns once the program's execve ran. STATUS_FD: where the init
+ * writes the program's wait status, or -1. FOREGROUND: the process has a
+ * controlling terminal (process.terminal): the program takes a process
+ * group of its own and makes it the terminal's foreground one, so that ^C
+ * reaches the program and not the init. Returns an error when the program
+ * could not start (its execve failed: "exec `EXE`: ..."). */
+int cv_init_exec(const char *exe, char *const *argv, char *const *envp, int status_fd, bool foreground,
+		 cv_error_t *err);
 
 #endif

@@ -578,11 +578,10 @@ void cv_child_main(const struct cv_child_config *c)
 			goto fail;
 		}
 	}
-	/* the program's parent: the init, from here on (the child returns) */
-	if (c->init && cv_init_fork(c->init_status_fd, p->terminal, &err) < 0)
-		goto fail;
-	execve(exe, p->args.v, envp);
-	r = cv_error_errno(&err, "exec `%s`", exe);
+	if (c->init) /* returns only when the program could not start */
+		r = cv_init_exec(exe, p->args.v, envp, c->init_status_fd, p->terminal, &err);
+	else if (execve(exe, p->args.v, envp) < 0)
+		r = cv_error_errno(&err, "exec `%s`", exe);
 fail:
 	cv_sync_send_error(c->sync_fd, err);
 	_exit(127);
