@@ -78,3 +78,21 @@ nobody_teardown() {
 		rm -rf "$d"
 	done <"$CV_TMP/.nobody-dirs"
 }
+
+# wait_ended PID [SECONDS]: waits for a background job of this shell, at
+# most SECONDS (30); then its status is in $rc. A run that does not end
+# (a signal lost, an init that never exits) fails the test instead of
+# hanging it; teardown kills it.
+wait_ended() {
+	local i
+	for i in $(seq "$((${2:-30} * 10))"); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "pid $1 still runs after ${2:-30} s" >&2
+		return 1
+	fi
+	rc=0
+	wait "$1" || rc=$?
+}

@@ -240,8 +240,8 @@ report_plants() {
 	sleep 0.5
 	[ -z "$(ps -o stat= --ppid "$init,$s" | grep Z)" ]
 	kill -KILL "$s"
-	local rc=0
-	wait $pid || rc=$?
+	local rc
+	wait_ended $pid
 	[ "$rc" -eq 137 ]
 	assert_clean
 }
@@ -254,9 +254,10 @@ report_plants() {
 	local pid=$!
 	cv_track_pid $pid
 	for _ in $(seq 100); do [ -e "$CV_TMP/ws/ready" ] && break; sleep 0.1; done
+	[ -e "$CV_TMP/ws/ready" ]
 	kill -TERM $pid
-	local rc=0
-	wait $pid || rc=$?
+	local rc
+	wait_ended $pid
 	[ "$rc" -eq 3 ]
 	[ "$(cat "$CV_TMP/out")" = got-term ]
 	! pgrep -f '^sleep 4742' || false
