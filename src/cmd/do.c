@@ -86,7 +86,7 @@ enum { OPT_POLICY = CLI_LONG_ONLY, OPT_REPORT, OPT_CHECK, OPT_FLAG0 };
  * planted anything at that name meanwhile (the workspace is its own): the
  * directory was opened before the run, and the file replaces the name
  * instead of being opened through it (no symlink followed, no FIFO waited
- * on, see cv_replace_file_at). */
+ * on, see cv_write_file_atomic). */
 static int write_report(int dirfd, const char *name, const char *path, const cv_sandbox_report *rep,
 			cv_error_t *err)
 {
@@ -95,7 +95,7 @@ static int write_report(int dirfd, const char *name, const char *path, const cv_
 	if (cv_sandbox_report_emit(rep, &json, &len, err) < 0)
 		return -1;
 	json[len] = '\n'; /* over the terminating NUL: the file ends with a newline */
-	if (cv_replace_file_at(dirfd, name, json, len + 1, 0644, err) < 0)
+	if (cv_write_file_atomic(dirfd, name, json, len + 1, 0644, err) < 0)
 		return cv_error_prefix(err, "report `%s`", path);
 	return 0;
 }

@@ -53,7 +53,7 @@ report_plants() {
 	# a directory: a clear error, and no temporary file left beside it
 	run timeout 20 $cv do --workspace "$ws" --report "$ws/report.json" -- sh -c 'rm report.json; mkdir report.json'
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"report \`$ws/report.json\`: rename"*"Is a directory"* ]]
+	[[ "$output" == *"report \`$ws/report.json\`: "*"rename"*"Is a directory"* ]]
 	[ "$(ls -A "$ws")" = report.json ]
 }
 

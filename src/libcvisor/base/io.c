@@ -2,15 +2,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "io.h"
 
 static ssize_t read_retry(int fd, void *buf, size_t len)
@@ -171,25 +173,31 @@ int cv_write_all(int fd, const void *buf, size_t len)
 
 int cv_write_file_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode, cv_error_t *err)
 {
-	/* pid + a counter: unique among threads and processes at once; O_EXCL
-	 * steps over the leftover of a writer that died with this pid */
-	static atomic_uint counter;
+	/* a random name: the directory may be one a sandboxed program writes
+	 * to (a --report in its workspace), and a name it can guess it can
+	 * plant first; O_EXCL and O_NOFOLLOW step over whatever is there */
 	char tmp[NAME_MAX + 1];
 	cleanup_close int fd = -1;
 	int r;
 
 	for (int tries = 0; fd < 0; tries++) {
-		unsigned n = atomic_fetch_add(&counter, 1);
-		if (snprintf(tmp, sizeof tmp, ".%.200s.%d.%u.tmp", name, (int)getpid(), n) >= (int)sizeof tmp)
+		uint64_t rnd;
+		if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
+			rnd = ((uint64_t)getpid() << 32) ^ (uint64_t)cv_now_ns() ^ (uint64_t)tries;
+		if (snprintf(tmp, sizeof tmp, ".%.200s.%016" PRIx64 ".tmp", name, rnd) >= (int)sizeof tmp)
 			return cv_error(err, ENAMETOOLONG, "write `%s`", name);
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
 		if (fd < 0 && (errno != EEXIST || tries >= 16))
 			return cv_error_errno(err, "write `%s`: create a temporary file", name);
 	}
-	if ((r = cv_write_all(fd, data, len)) < 0 || (r = close(steal_fd(&fd)) < 0 ? -errno : 0) < 0 ||
-	    (r = renameat(dirfd, tmp, dirfd, name) < 0 ? -errno : 0) < 0) {
+	if ((r = cv_write_all(fd, data, len)) < 0 || (r = close(steal_fd(&fd)) < 0 ? -errno : 0) < 0) {
 		(void)unlinkat(dirfd, tmp, 0); /* best effort: the error that matters is r */
 		return cv_error(err, -r, "write `%s`", name);
+	}
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		r = errno;
+		(void)unlinkat(dirfd, tmp, 0);
+		return cv_error(err, r, "write `%s`: rename over it", name);
 	}
 	return 0;
 }

@@ -40,7 +40,8 @@ int cv_read_file_at(int dirfd, const char *path, size_t max, unsigned flags, cha
 int cv_write_all(int fd, const void *buf, size_t len);
 
 /* Replaces DIRFD/NAME with DATA atomically: a new file of MODE beside it
- * (O_EXCL, O_NOFOLLOW, a name no other writer uses), written whole, then
+ * (O_EXCL, O_NOFOLLOW, a random name: safe in a directory a sandboxed
+ * program writes to), written whole, then
  * renamed over NAME; a reader sees the old content or the new, never a
  * part. Nothing is left behind on failure. Errors: "write `NAME`: ...". */
 int cv_write_file_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode, cv_error_t *err);

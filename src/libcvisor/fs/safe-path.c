@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -486,35 +485,3 @@ int cv_open_parent_dir(const char *path, const char **name, cv_error_t *err)
 	return fd;
 }
 
-int cv_replace_file_at(int dirfd, const char *name, const char *data, size_t len, mode_t mode, cv_error_t *err)
-{
-	char tmp[NAME_MAX + 1];
-	cleanup_close int fd = -1;
-	for (int tries = 0; fd < 0; tries++) {
-		uint32_t r;
-		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-			r = (uint32_t)getpid() * 2654435761u + (uint32_t)tries;
-		/* O_EXCL: a name taken (by a file, a symlink, a FIFO) is another try */
-		snprintf(tmp, sizeof(tmp), ".%.200s.%08x", name, r);
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
-		if (fd < 0 && (errno != EEXIST || tries >= 16))
-			return cv_error_errno(err, "create a temporary file for `%s`", name);
-	}
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			int e = errno;
-			(void)unlinkat(dirfd, tmp, 0);
-			return cv_error(err, e, "write `%s`", tmp);
-		}
-		off += (size_t)w;
-	}
-	if (renameat(dirfd, tmp, dirfd, name) < 0) {
-		int e = errno;
-		(void)unlinkat(dirfd, tmp, 0);
-		return cv_error(err, e, "rename `%s` to `%s`", tmp, name);
-	}
-	return 0;
-}

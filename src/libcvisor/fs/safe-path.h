@@ -44,10 +44,5 @@ void cv_procfs_reset(void);
  * cannot swap a directory of the path for a symlink. *name points into PATH
  * at that last component; "", "." and ".." are refused. */
 int cv_open_parent_dir(const char *path, const char **name, cv_error_t *err);
-/* Writes DATA as NAME in DIRFD: a new file beside it (O_EXCL, a random
- * name), then renameat over NAME, which replaces whatever NAME is (a file, a
- * symlink, a FIFO) without opening it or following it. NAME being a
- * directory is an error; a failure leaves no temporary file. */
-int cv_replace_file_at(int dirfd, const char *name, const char *data, size_t len, mode_t mode, cv_error_t *err);
 
 #endif

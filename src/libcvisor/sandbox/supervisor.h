@@ -30,7 +30,7 @@
  * directory's lock file (in the state root, outside the sandbox's reach).
  * The --report file, which may lie in the workspace, is written by
  * `cvisor do` through a directory fd opened before the run
- * (cv_replace_file_at). */
+ * (cv_write_file_atomic). */
 #ifndef CVISOR_SUPERVISOR_H
 #define CVISOR_SUPERVISOR_H
 
