@@ -192,9 +192,11 @@ report_plants() {
 	requires_root
 	printf 'previous\n' >"$CV_TMP/out.txt"
 	printf 'input\n' >"$CV_TMP/in.txt"
-	# stdout and stderr one file: one pipe, the lines in order
+	# stdout and stderr one file: one pipe, the lines in order; a reopen
+	# of the pipes may fail (a root caller's program is another host uid
+	# than the pipes' owner), what counts is that the files are untouched
 	cvisor do -- sh -c 'read -r l; echo "read=$l"; stat -L -c %F /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2
-		: >/proc/self/fd/0; : >/proc/self/fd/1; echo err >&2; echo last' \
+		true 2>/dev/null >/proc/self/fd/0; true 2>/dev/null >/proc/self/fd/1; echo err >&2; echo last' \
 		<"$CV_TMP/in.txt" >>"$CV_TMP/out.txt" 2>&1
 	[ "$(cat "$CV_TMP/in.txt")" = input ]
 	[ "$(cat "$CV_TMP/out.txt")" = "$(printf 'previous\nread=input\nfifo\nfifo\nfifo\nerr\nlast')" ]
