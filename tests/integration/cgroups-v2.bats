@@ -7,7 +7,8 @@ load helpers
 
 vm() {
 	local runner="$CVISOR_SRCDIR/tests/vm/run-cgroup2.sh"
-	run "$runner" --timeout 600 -- "$@"
+	# generous: qemu emulates the CPU (TCG), and a loaded host slows it
+	run "$runner" --timeout 1500 -- "$@"
 	echo "$output"
 	[ "$status" -ne 77 ] || skip "cannot boot the cgroup v2 guest: ${lines[-1]}"
 }
