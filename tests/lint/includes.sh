@@ -21,8 +21,10 @@ set -eu
 cd "${1:-$(dirname "$0")/../..}"
 
 EXCEPTIONS='
+src/cvisor.c lifecycle/helper.h
 src/cvisor.c oci/json.h
 src/cvisor.c oci/spec.h
+src/cmd/do.c fs/safe-path.h
 src/cmd/do.c sandbox/policy.h
 src/cmd/do.c sandbox/sandbox.h
 src/cmd/do.c sandbox/supervisor.h
