@@ -38,6 +38,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,13 +178,21 @@ struct spawn_plan {
 static int spawn_helper(void *arg)
 {
 	struct spawn_plan *p = arg;
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	/* the kernel's struct sigaction: the C library's sigaction refuses its
+	 * own signals (32 and 33 with glibc), which a caller may have ignored
+	 * (GNU make does) and an ignored signal stays ignored over execve */
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} dfl = { .handler = SIG_DFL };
 	sigset_t none;
 	int target = 3 + p->preserve;
 
 	for (int s = 1; s < _NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
-			(void)sigaction(s, &dfl, NULL); /* the C library's own signals refuse: fine */
+			(void)syscall(SYS_rt_sigaction, s, &dfl, NULL, sizeof dfl.mask);
 	if (p->report == target ? fcntl(target, F_SETFD, 0) < 0 : dup2(p->report, target) < 0)
 		goto fail;
 	for (int fd = 3; fd < target; fd++)
