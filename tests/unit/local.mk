@@ -102,3 +102,10 @@ TESTS += tests/unit/test_state_store
 tests_unit_test_state_store_SOURCES = tests/unit/test_state_store.c tests/unit/tap.h
 tests_unit_test_state_store_CFLAGS = $(AM_CFLAGS) -pthread
 tests_unit_test_state_store_LDADD = libcvisor-core.la $(DEPS_LIBS)
+
+# process/sync: the parent/child protocol of create and exec, including
+# what a broken or hostile peer sends
+check_PROGRAMS += tests/unit/test_sync
+TESTS += tests/unit/test_sync
+tests_unit_test_sync_SOURCES = tests/unit/test_sync.c tests/unit/tap.h
+tests_unit_test_sync_LDADD = libcvisor-core.la $(DEPS_LIBS)
