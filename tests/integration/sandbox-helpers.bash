@@ -1,5 +1,4 @@
-# Helpers for the tests of `cvisor do` (sandbox.bats, sandbox-attacks.bats,
-# sandbox-supervisor.bats).
+# Helpers for the tests of `cvisor do` (sandbox.bats, sandbox-attacks.bats).
 # Load after helpers: `load helpers; load sandbox-helpers`. sb_setup and
 # sb_teardown are what setup() and teardown() call.
 
