@@ -1,27 +1,23 @@
 /* cvisor: main. Parses the global flags (runc's), routes library diagnostics
  * to stderr or --log, dispatches to src/cmd/<verb>.c, and is the one place
  * that prints errors. Run by a program embedding libcvisor as its helper
- * (lifecycle/helper.h), it reports diagnostics and the error to that
+ * (cvisor-binary.h), it reports diagnostics and the error to that
  * program instead of printing them. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libmount.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "cmd.h"
-#include "lifecycle/helper.h"
+#include "cvisor-binary.h"
 #include "log.h"
-#include "oci/json.h"
-#include "oci/spec.h"
 
 static const struct {
 	const char *name;
@@ -102,17 +98,8 @@ static void write_log_line(FILE *f, bool json, enum cv_log_level level, const ch
 	char ts[64];
 	now_rfc3339(ts, sizeof(ts));
 	if (json) {
-		cleanup_jw jw w = { 0 };
 		cleanup_free char *line = NULL;
-		if (jw_init(&w, false, NULL) < 0)
-			return;
-		jw_keep_invalid_utf8(&w); /* a message must never be dropped for its bytes */
-		jw_open(&w);
-		jw_kstr(&w, "level", level_name(level));
-		jw_kstr(&w, "msg", msg);
-		jw_kstr(&w, "time", ts);
-		jw_close(&w);
-		if (jw_finish(&w, &line, NULL, NULL) == 0)
+		if (cv_log_line_json(level_name(level), msg, ts, &line) == 0)
 			fprintf(f, "%s\n", line);
 	} else {
 		fprintf(f, "time=\"%s\" level=%s msg=\"", ts, level_name(level));
@@ -140,21 +127,19 @@ static void log_sink(int level, const char *msg, void *data)
 		fprintf(stderr, "cvisor: %s: %s\n", level_name(level), msg);
 }
 
-static void print_version(void)
+static int print_version(cv_error_t *err)
 {
-	const struct scmp_version *sv = seccomp_version();
-	int y = oci_yajl_version();
+	cleanup_free char *versions = NULL;
 
+	if (cvisor_versions(&versions, err) < 0)
+		return -1;
 	printf("cvisor version %s\n", PACKAGE_VERSION);
-	printf("spec: %s\n", OCI_VERSION);
-	printf("yajl: %d.%d.%d\n", y / 10000, y / 100 % 100, y % 100);
-	if (sv)
-		printf("libseccomp: %u.%u.%u\n", sv->major, sv->minor, sv->micro);
-	printf("libcap: %s\n", CV_LIBCAP_VERSION);
+	fputs(versions, stdout); /* spec, yajl, libseccomp, libcap */
 	/* From the headers: linking libmount only for this line would load it
 	 * (and libblkid, libselinux, libpcre2) on every container start. */
 	printf("libmount: %s\n", LIBMOUNT_VERSION);
 	printf("features: %s\n", cli_build_features());
+	return 0;
 }
 
 static void print_help(void)
@@ -217,9 +202,8 @@ static int parse_globals(struct cv_cli *cli, int argc, char **argv, bool *exit_n
 			cli->criu = optarg;
 			break;
 		case 'v':
-			print_version();
 			*exit_now = true;
-			return 0;
+			return print_version(err);
 		case 'h':
 			print_help();
 			*exit_now = true;

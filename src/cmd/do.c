@@ -3,19 +3,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cleanup.h"
-#include "io.h"
 #include "cmd.h"
-#include "fs/safe-path.h"
-#include "sandbox/policy.h"
-#include "sandbox/sandbox.h"
-#include "sandbox/supervisor.h"
 
 static const char help[] =
 	"Usage: cvisor do [--policy FILE] [flags] -- PROGRAM [ARGS...]\n"
@@ -82,24 +75,6 @@ static bool flag_has_value(const char *flag)
 
 enum { OPT_POLICY = CLI_LONG_ONLY, OPT_REPORT, OPT_CHECK, OPT_FLAG0 };
 
-/* The report goes where the caller named it, but the program may have
- * planted anything at that name meanwhile (the workspace is its own): the
- * directory was opened before the run, and the file replaces the name
- * instead of being opened through it (no symlink followed, no FIFO waited
- * on, see cv_write_file_atomic). */
-static int write_report(int dirfd, const char *name, const char *path, const cv_sandbox_report *rep,
-			cv_error_t *err)
-{
-	cleanup_free char *json = NULL;
-	size_t len = 0;
-	if (cv_sandbox_report_emit(rep, &json, &len, err) < 0)
-		return -1;
-	json[len] = '\n'; /* over the terminating NUL: the file ends with a newline */
-	if (cv_write_file_atomic(dirfd, name, json, len + 1, 0644, err) < 0)
-		return cv_error_prefix(err, "report `%s`", path);
-	return 0;
-}
-
 int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {
 	struct option opts[NFLAGS + 5];
@@ -114,51 +89,40 @@ int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	opts[n++] = (struct option)CLI_HELP_OPTION;
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
-	const char *policy_path = NULL, *report_path = NULL;
+	struct cvisor_do_options o = { .struct_size = sizeof(o) };
 	bool check = false;
 	/* flags are applied after the policy file, in their order */
-	cleanup_free int *keys = calloc((size_t)argc + 1, sizeof(int));
-	cleanup_free char **values = calloc((size_t)argc + 1, sizeof(char *));
-	size_t nset = 0;
+	cleanup_free const char **keys = calloc((size_t)argc + 1, sizeof(char *));
+	cleanup_free const char **values = calloc((size_t)argc + 1, sizeof(char *));
 	int c;
 	if (!keys || !values)
 		return cv_error(err, ENOMEM, "do");
 	while ((c = cli_getopt(argc, argv, "+:h", opts)) != -1) {
 		if (c == OPT_POLICY)
-			policy_path = optarg;
+			o.policy_path = optarg;
 		else if (c == OPT_REPORT)
-			report_path = optarg;
+			o.report_path = optarg;
 		else if (c == OPT_CHECK)
 			check = true;
 		else if (c >= OPT_FLAG0 && c < OPT_FLAG0 + (int)NFLAGS) {
-			keys[nset] = c - OPT_FLAG0;
-			values[nset++] = optarg ? optarg : (char *)"true";
+			keys[o.policy_len] = policy_flags[c - OPT_FLAG0];
+			values[o.policy_len++] = optarg ? optarg : "true";
 		} else
 			return cli_option_error(cli, c, argv, help, err);
 	}
-	if (check)
-		return cv_sandbox_check(&cli->ctx, stdout, err) < 0 ? -1 : 0;
+	if (check) {
+		cleanup_free char *text = NULL;
+		if (cvisor_do_check(&cli->ctx, &text, err) < 0)
+			return -1;
+		fputs(text, stdout);
+		return 0;
+	}
 	if (optind >= argc)
 		return cli_usage(cli, err, "do: no program given (cvisor do [flags] -- PROGRAM [ARGS...])");
-
-	cleanup_policy cv_policy *policy = NULL;
-	if (policy_path ? cv_policy_load(policy_path, &policy, err) < 0 : cv_policy_new(&policy, err) < 0)
-		return -1;
-	for (size_t i = 0; i < nset; i++)
-		if (cv_policy_set(policy, policy_flags[keys[i]], values[i], err) < 0)
-			return -1;
-
-	/* bad input fails before the program runs */
-	const char *report_name = NULL;
-	cleanup_close int report_dir = report_path ? cv_open_parent_dir(report_path, &report_name, err) : -1;
-	if (report_path && report_dir < 0)
-		return cv_error_prefix(err, "--report");
-	cv_sandbox_report rep;
-	if (cv_sandbox_do(&cli->ctx, policy, argv + optind, report_path != NULL, &rep, err) < 0)
-		return -1;
-	if (report_path && write_report(report_dir, report_name, report_path, &rep, err) < 0)
-		return -1;
-	return rep.exit_code;
+	o.policy_keys = keys;
+	o.policy_values = values;
+	int status = 0;
+	return cvisor_do(&cli->ctx, argv + optind, &o, &status, err) < 0 ? -1 : status;
 }
 
 static const char gc_help[] = "Usage: cvisor gc\n"
@@ -176,7 +140,7 @@ int cmd_gc(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	if (cli_nargs(cli, argc, argv, 0, 0, "", err) < 0)
 		return -1;
 	unsigned removed = 0;
-	if (cv_sandbox_gc(&cli->ctx, &removed, err) < 0)
+	if (cvisor_do_gc(&cli->ctx, &removed, err) < 0)
 		return -1;
 	if (removed)
 		fprintf(stderr, "cvisor gc: removed %u cgroup director%s of dead sandboxes\n", removed,

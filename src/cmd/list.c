@@ -1,7 +1,6 @@
 /* cvisor list [--format table|json] [--quiet] */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,31 +23,6 @@ static int width(const char *s, int w)
 	return n > w ? n : w;
 }
 
-/* A JSON array of the containers' state documents, as the library emits
- * them; a container deleted while we list is left out. */
-static int print_json(struct cv_cli *cli, struct cvisor_container_info *v, size_t n, cv_error_t *err)
-{
-	bool first = true;
-	putchar('[');
-	for (size_t i = 0; i < n; i++) {
-		cleanup_free char *json = NULL;
-		if (cvisor_state_json(&cli->ctx, v[i].id, &json, err) < 0) {
-			if (cvisor_error_errno(*err) == ENOENT) {
-				cv_error_release(err);
-				continue;
-			}
-			return -1;
-		}
-		size_t len = strlen(json);
-		while (len && json[len - 1] == '\n')
-			len--;
-		printf("%s%.*s", first ? "" : ",", (int)len, json);
-		first = false;
-	}
-	puts("]");
-	return 0;
-}
-
 int cmd_list(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {
 	static const struct option opts[] = {
@@ -61,7 +35,7 @@ int cmd_list(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	const char *format = "table";
 	bool quiet = false;
 	size_t n = 0;
-	int c, r = 0;
+	int c;
 
 	while ((c = cli_getopt(argc, argv, "+:f:qh", opts)) != -1) {
 		if (c == 'f')
@@ -75,14 +49,19 @@ int cmd_list(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 		return -1;
 	if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
 		return cli_usage(cli, err, "--format: invalid value \"%s\" (expected table or json)", format);
+	if (!quiet && strcmp(format, "json") == 0) {
+		cleanup_free char *json = NULL;
+		if (cvisor_list_json(&cli->ctx, &json, err) < 0)
+			return -1;
+		puts(json);
+		return 0;
+	}
 	if (cvisor_list(&cli->ctx, &v, &n, err) < 0)
 		return -1;
 
 	if (quiet) {
 		for (size_t i = 0; i < n; i++)
 			puts(v[i].id);
-	} else if (strcmp(format, "json") == 0) {
-		r = print_json(cli, v, n, err);
 	} else {
 		int wid = 2, wst = 6, wb = 6, wc = 7;
 		for (size_t i = 0; i < n; i++) {
@@ -99,5 +78,5 @@ int cmd_list(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 			       v[i].created ? v[i].created : "", v[i].owner ? v[i].owner : "");
 	}
 	cvisor_container_info_free(v, n);
-	return r < 0 ? -1 : 0;
+	return 0;
 }

@@ -80,6 +80,10 @@ int cvisor_error_errno(const cvisor_error *err);
 void cvisor_error_free(cvisor_error *err);
 
 const char *cvisor_version(void);
+/* What the library is built on, one "NAME: VERSION" line each (cvisor_free):
+ * the runtime-spec version, yajl's, libseccomp's (when it tells) and
+ * libcap's (the build's: libcap has no run-time version call). */
+int cvisor_versions(char **text, cvisor_error **err);
 
 /* Releases a string or array the library returned (state JSON, stats JSON,
  * pids). NULL is ignored. */
@@ -169,6 +173,10 @@ struct cvisor_container_info {
 int cvisor_list(const struct cvisor_context *ctx, struct cvisor_container_info **out,
 		size_t *n, cvisor_error **err);
 void cvisor_container_info_free(struct cvisor_container_info *v, size_t n);
+/* `cvisor list --format json`: a JSON array of the containers' state
+ * documents (those of cvisor_state_json; cvisor_free, no trailing newline).
+ * A container deleted while they are read is left out. */
+int cvisor_list_json(const struct cvisor_context *ctx, char **json, cvisor_error **err);
 
 struct cvisor_exec_options {
 	size_t struct_size;
@@ -244,6 +252,64 @@ struct cvisor_events_options {
 int cvisor_events(const struct cvisor_context *ctx, const char *id,
 		  const struct cvisor_events_options *opts, cvisor_event_cb cb,
 		  void *userdata, cvisor_error **err);
+
+/* The runtime-spec version of the config.json this library reads and writes
+ * (tests/unit/test_copies checks it against the library's own). */
+#define CVISOR_OCI_VERSION "1.3.0"
+
+/* spec (`cvisor spec`): writes <bundle>/config.json, never over an existing
+ * one (EEXIST), nor half-written. Without a policy it is the default config
+ * (`sh` from ./rootfs with a terminal; rootless: a user namespace mapping
+ * the caller's uid and gid, nothing that needs real root). With policy_path
+ * it is the config the sandbox of cvisor_do() would run `sh` in (rootless
+ * must then be false: a policy follows the caller's uid, EINVAL); unless
+ * do_only is NULL, *do_only (cvisor_free) then gets the policy's keys that
+ * only cvisor_do() enforces, comma-separated ("" for none; NULL without a
+ * policy), which the config records as annotations that `cvisor run` does
+ * not act on. *do_only is set once the config is made, even when writing
+ * the file then fails. */
+struct cvisor_spec_options {
+	size_t struct_size;
+	const char *bundle;      /* NULL = current directory */
+	bool rootless;
+	const char *policy_path; /* a sandbox policy (see cvisor_do), or NULL */
+};
+int cvisor_spec(const struct cvisor_spec_options *opts, char **do_only, cvisor_error **err);
+
+/* The runtime-spec features document (`cvisor features`, cvisor_free): the
+ * hooks, mount options, namespaces, capabilities and seccomp features this
+ * library implements. build_features, when not NULL, becomes the
+ * org.cvisor.features annotation (the cvisor binary's "+SECCOMP ..."). */
+int cvisor_features_json(const char *build_features, char **json, cvisor_error **err);
+
+/* do (`cvisor do`, see cvisor-do(1)): runs args (NULL-terminated) in a
+ * sandbox made from a policy: the file policy_path (NULL: the defaults),
+ * then policy_keys[i] set to policy_values[i] in order, as the command's
+ * flags do (a key of the policy file, "max_file_size", or its flag
+ * spelling, "max-file-size"; the value as on the command line, "true" for
+ * a boolean; a list key adds to its list; errors name the key as a flag,
+ * "--max-file-size: ..."). Waits for the program and
+ * stores its exit status (128+N when killed by signal N) in *exit_status.
+ * report_path, when not NULL, gets a JSON report of the run; its directory
+ * is opened before the program runs (errors name it `--report`). Only the
+ * cvisor binary runs a sandbox: in a program embedding the library this is
+ * ENOTSUP (run the `cvisor do` command). */
+struct cvisor_do_options {
+	size_t struct_size;
+	const char *policy_path;
+	const char *const *policy_keys;
+	const char *const *policy_values;
+	size_t policy_len;
+	const char *report_path;
+};
+int cvisor_do(const struct cvisor_context *ctx, char *const *args, const struct cvisor_do_options *opts,
+	      int *exit_status, cvisor_error **err);
+/* `cvisor do --check`: how each limit is enforced on this machine, one line
+ * each (cvisor_free), found by trying (a probe cgroup is made and removed). */
+int cvisor_do_check(const struct cvisor_context *ctx, char **text, cvisor_error **err);
+/* `cvisor gc`: removes the cgroup directories of cvisor_do() runs whose
+ * supervisor and watcher were both killed; *removed counts them. */
+int cvisor_do_gc(const struct cvisor_context *ctx, unsigned *removed, cvisor_error **err);
 
 #ifdef __cplusplus
 }

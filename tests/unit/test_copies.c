@@ -5,7 +5,9 @@
  *    man/cvisor-do.1;
  *  - the global flags that take a value, as the exe-guard skips them
  *    before the C library runs (CV_GUARD_VALUE_FLAGS, exe-guard.h),
- *    against the option table of src/cvisor.c.
+ *    against the option table of src/cvisor.c;
+ *  - the runtime-spec version in the public cvisor.h (CVISOR_OCI_VERSION,
+ *    for the command line, which sees no oci/ header) against oci/spec.h's.
  * Each comparison names what one side has and the other lacks. */
 #include "config.h"
 
@@ -16,7 +18,9 @@
 
 #include "cleanup.h"
 #include "io.h"
+#include "cvisor.h"
 #include "lifecycle/exe-guard.h"
+#include "oci/spec.h"
 #include "sandbox/sandbox.h"
 #include "tap.h"
 
@@ -205,5 +209,6 @@ int main(void)
 {
 	test_sandbox_lists();
 	test_guard_flags();
+	is_str(CVISOR_OCI_VERSION, OCI_VERSION, "cvisor.h: CVISOR_OCI_VERSION is oci/spec.h's OCI_VERSION");
 	return tap_done();
 }

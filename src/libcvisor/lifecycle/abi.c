@@ -22,6 +22,8 @@
 #define EXEC_V0 END(struct cvisor_exec_options, process_label)
 #define UPDATE_V0 END(struct cvisor_update_options, resources_json_len)
 #define EVENTS_V0 END(struct cvisor_events_options, interval_ms)
+#define SPEC_V0 END(struct cvisor_spec_options, policy_path)
+#define DO_V0 END(struct cvisor_do_options, report_path)
 _Static_assert(offsetof(struct cvisor_context, helper_path) >= PADDED(CONTEXT_V0, struct cvisor_context),
 	       "helper_path overlaps the first cvisor_context's padding");
 _Static_assert(offsetof(struct cvisor_create_options, cancel_fd) >= PADDED(CREATE_V0, struct cvisor_create_options),
@@ -90,4 +92,14 @@ int cv_abi_events_options(const struct cvisor_events_options *in, struct cvisor_
 			  cv_error_t *err)
 {
 	return copy_struct(in, out, sizeof(*out), EVENTS_V0, "cvisor_events_options", err);
+}
+
+int cv_abi_spec_options(const struct cvisor_spec_options *in, struct cvisor_spec_options *out, cv_error_t *err)
+{
+	return copy_struct(in, out, sizeof(*out), SPEC_V0, "cvisor_spec_options", err);
+}
+
+int cv_abi_do_options(const struct cvisor_do_options *in, struct cvisor_do_options *out, cv_error_t *err)
+{
+	return copy_struct(in, out, sizeof(*out), DO_V0, "cvisor_do_options", err);
 }

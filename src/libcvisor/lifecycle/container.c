@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -146,6 +147,50 @@ out:
 		free(ids[i]);
 	free(ids);
 	return r;
+}
+
+int cvisor_list_json(const struct cvisor_context *ctx, char **json, cvisor_error **err)
+{
+	struct cvisor_container_info *v = NULL;
+	cleanup_free char *buf = NULL;
+	size_t n = 0, len = 0;
+	bool first = true;
+	int r;
+
+	if ((r = cvisor_list(ctx, &v, &n, err)) < 0)
+		return r;
+	FILE *out = open_memstream(&buf, &len);
+	if (!out) {
+		cvisor_container_info_free(v, n);
+		return cv_error_errno(err, "list");
+	}
+	fputc('[', out);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		cleanup_free char *state = NULL;
+		cleanup_error cv_error_t e = NULL;
+		/* a container deleted since it was listed is left out */
+		if ((r = cvisor_state_json(ctx, v[i].id, &state, &e)) == -ENOENT) {
+			r = 0;
+			continue;
+		}
+		if (r < 0) {
+			cv_error_move(err, &e);
+			break;
+		}
+		size_t slen = strlen(state);
+		while (slen && state[slen - 1] == '\n')
+			slen--;
+		fprintf(out, "%s%.*s", first ? "" : ",", (int)slen, state);
+		first = false;
+	}
+	fputc(']', out);
+	cvisor_container_info_free(v, n);
+	if (fclose(out) != 0 && r == 0)
+		r = cv_error_errno(err, "list");
+	if (r < 0)
+		return r;
+	*json = steal_pointer(&buf);
+	return 0;
 }
 
 /* Loads the container and its live status in one go. */

@@ -5,7 +5,8 @@
 
 #include <errno.h>
 
-#include "lifecycle/exe-guard.h"
+/* found beside this file: the binary's include path has no library folder */
+#include "exe-guard.h"
 
 /* glibc passes init functions the program's argc, argv and environment. In
  * the static cvisor binary on x86-64 the early entry point has done this

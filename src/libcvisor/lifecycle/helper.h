@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "cvisor.h"
+#include "cvisor-binary.h"
 #include "error.h"
 
 /* The library's side. True in any process but the cvisor binary running a
@@ -22,18 +23,10 @@ int cv_helper_create(const struct cvisor_context *ctx, const char *id, const str
 int cv_helper_exec(const struct cvisor_context *ctx, const char *id, const struct cvisor_exec_options *opts,
 		   int *exit_status, cv_error_t *err);
 
-/* The binary's side (main). 1 when this process is a helper (the library
- * named its report socket in the environment, now taken out of it), 0 when
- * not, < 0 when the socket named is unusable. */
-int cv_helper_serve(cv_error_t *err);
-/* A log sink (cv_log_set_sink) sending each line to the library. */
-void cv_helper_log(int level, const char *msg, void *data);
-/* The error the command failed with, for the library to return. */
-void cv_helper_fail(const cv_error_t e);
-/* run and exec: the process now runs the container's program; the library
- * kills it through PIDFD when its call is cancelled. No-op unless serving. */
+/* The binary's side (main) is cvisor-binary.h, but for this one, which
+ * run and exec call: the process now runs the container's program; the
+ * library kills it through PIDFD when its call is cancelled. No-op unless
+ * serving. */
 void cv_helper_announce(pid_t pid, int pidfd);
-/* The exit status main returns, last. */
-void cv_helper_exit(int status);
 
 #endif

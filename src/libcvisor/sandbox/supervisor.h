@@ -28,8 +28,8 @@
  * no FIFO can be made there), /proc/thread-self/children, its own fds (the
  * caller's stdio, the pty master, pipes) and, in the watcher, the bundles
  * directory's lock file (in the state root, outside the sandbox's reach).
- * The --report file, which may lie in the workspace, is written by
- * `cvisor do` through a directory fd opened before the run
+ * The report file, which may lie in the workspace, is written by
+ * cvisor_do() (do.c) through a directory fd opened before the run
  * (cv_write_file_atomic). */
 #ifndef CVISOR_SUPERVISOR_H
 #define CVISOR_SUPERVISOR_H

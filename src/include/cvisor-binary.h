@@ -1,0 +1,30 @@
+/* What only the cvisor binary's main (src/cvisor.c) calls in the library,
+ * beyond the public cvisor.h: not installed, and not exported by
+ * libcvisor.so (the binary links the library statically).
+ *
+ * The binary's side of the helper (lifecycle/helper.h): in a program
+ * embedding libcvisor, create, run and exec run the cvisor binary, which
+ * then reports its diagnostics, its error and its exit status to that
+ * program instead of printing them. */
+#ifndef CVISOR_BINARY_H
+#define CVISOR_BINARY_H
+
+#include "error.h"
+
+/* 1 when this process is a helper (the library named its report socket in
+ * the environment, now taken out of it), 0 when not, < 0 when the socket
+ * named is unusable. */
+int cv_helper_serve(cv_error_t *err);
+/* A log sink (cv_log_set_sink) sending each line to the library. */
+void cv_helper_log(int level, const char *msg, void *data);
+/* The error the command failed with, for the library to return. */
+void cv_helper_fail(const cv_error_t e);
+/* The exit status main returns, last. */
+void cv_helper_exit(int status);
+
+/* One --log-format json line, {"level":LEVEL,"msg":MSG,"time":TIME}, in
+ * *line (free; no newline). MSG is kept even when it is not UTF-8. < 0 when
+ * out of memory. */
+int cv_log_line_json(const char *level, const char *msg, const char *time, char **line);
+
+#endif
