@@ -609,6 +609,17 @@ static int cli(int argc, char **argv)
 		r = cvisor_exec(&c, argv[1], &xo, &status, &e);
 	} else if (argc == 2 && strcmp(argv[0], "delete") == 0) {
 		r = cvisor_delete(&c, argv[1], true, &e);
+	} else if (argc == 2 && strcmp(argv[0], "spec") == 0) {
+		struct cvisor_spec_options so = { .struct_size = sizeof(so), .bundle = argv[1] };
+		r = cvisor_spec(&so, NULL, &e);
+	} else if (argc == 1 && strcmp(argv[0], "features") == 0) {
+		char *json = NULL;
+		if ((r = cvisor_features_json(NULL, &json, &e)) == 0)
+			puts(json);
+		cvisor_free(json);
+	} else if (argc >= 2 && strcmp(argv[0], "do") == 0) {
+		struct cvisor_do_options d = { .struct_size = sizeof(d) };
+		r = cvisor_do(&c, argv + 1, &d, &status, &e);
 	} else {
 		fprintf(stderr, "embed-test: unknown cli call\n");
 		return 2;

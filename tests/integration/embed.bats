@@ -114,3 +114,21 @@ embed_bundle() {
 	run env CVISOR_HELPER="$CVISOR" "$EMBED_TEST" cli "$CV_ROOT" "" run "$CV_ID" "$CV_BUNDLE"
 	[ "$status" -eq 0 ]
 }
+
+@test "embed: spec and features run in-process and give the commands' documents; do is refused" {
+	mkdir "$CV_TMP/api" "$CV_TMP/cmd"
+	run "$EMBED_TEST" cli "$CV_ROOT" "$CV_TMP/no-cvisor" spec "$CV_TMP/api"
+	[ "$status" -eq 0 ]
+	cvisor spec --bundle "$CV_TMP/cmd"
+	cmp "$CV_TMP/api/config.json" "$CV_TMP/cmd/config.json"
+	run "$EMBED_TEST" cli "$CV_ROOT" "$CV_TMP/no-cvisor" spec "$CV_TMP/api"
+	[ "$status" -eq 1 ]
+	[ "$output" = "embed-test: \`$CV_TMP/api/config.json\` already exists: remove it first" ]
+	# the features annotation is the binary's: the program passed none
+	"$EMBED_TEST" cli "$CV_ROOT" "$CV_TMP/no-cvisor" features >"$CV_TMP/api/features.json"
+	cvisor features | jq -S 'del(.annotations["org.cvisor.features"])' >"$CV_TMP/cmd/features.json"
+	jq -S . "$CV_TMP/api/features.json" | diff - "$CV_TMP/cmd/features.json"
+	run "$EMBED_TEST" cli "$CV_ROOT" "$CVISOR" do true
+	[ "$status" -eq 1 ]
+	[ "$output" = "embed-test: do: only the cvisor binary runs a sandbox (run \`cvisor do\`): Operation not supported" ]
+}
