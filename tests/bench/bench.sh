@@ -165,7 +165,12 @@ cleanup() {
             umount /sys/fs/cgroup/unified 2>/dev/null
             for d in "$1"/*; do [ -d "$d" ] && crun --root "$1" delete -f "${d##*/}"; done
             rm -rf /sys/fs/cgroup/unified/"$2"-* "/sys/fs/cgroup/unified/$3"
-            rmdir -p "/sys/fs/cgroup/unified/${3%/*}"' sh "$W/root-crun" "$IDPFX" "${CRUN_CGPATH:-none}" >/dev/null 2>&1
+            # empty parents, never the mount point itself: the tmpfs is
+            # shared with the host, and an rmdir of a mount point in another
+            # namespace detaches the mount there (Linux 3.18 and later)
+            d=/sys/fs/cgroup/unified/$3; d=${d%/*}
+            while [ "${d#/sys/fs/cgroup/unified/}" != "$d" ] && rmdir "$d"; do d=${d%/*}; done' \
+            sh "$W/root-crun" "$IDPFX" "${CRUN_CGPATH:-none}" >/dev/null 2>&1
     fi
     # Cgroup directories named after our ids, deepest first (v1 controllers
     # nest them under our own cgroup or at the hierarchy root).
@@ -197,7 +202,9 @@ rt_exec() {
                 litter=/sys/fs/cgroup/unified/$1; shift
                 "$@"; rc=$?
                 rm -rf "$litter"
-                rmdir -p "${litter%/*}" 2>/dev/null
+                # empty parents only, never the mount point (see cleanup)
+                d=${litter%/*}
+                while [ "${d#/sys/fs/cgroup/unified/}" != "$d" ] && rmdir "$d" 2>/dev/null; do d=${d%/*}; done
                 exit $rc' sh "${CRUN_CGPATH:-$id}" "$@" crun --root "$W/root-crun" run --bundle "$W/bundle-crun" "$id" ;;
         floor)  "$@" unshare -mpuin --fork "${ARGV[@]}" ;;
         cvisor-do) "$@" "$CVISOR_BIN" --root "$W/root-cvisor" do "${DO_ARGV[@]}" -- "${ARGV[@]}" ;;
