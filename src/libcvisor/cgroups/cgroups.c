@@ -957,19 +957,6 @@ int cv_cgroup_enter(struct cv_cgroup *cg, pid_t pid, cv_error_t *err)
 	return 0;
 }
 
-int cv_cgroup_unified_fd(struct cv_cgroup *cg)
-{
-	struct cv_cg_dir *d;
-	cv_error_t e = NULL;
-	int fd;
-
-	if (cg->layout != CV_CGROUP_UNIFIED || !(d = cv_cg_find(cg, "unified")))
-		return -1;
-	fd = cv_cg_dir_fd(d, &e);
-	cv_error_release(&e);
-	return fd;
-}
-
 int cv_cgroup_clone_fd(struct cv_cgroup *cg)
 {
 	struct cv_cg_dir *d = cv_cg_find(cg, "unified");

@@ -107,11 +107,6 @@ int cv_cgroup_config_validate(const struct cv_cgroup_config *cfg, cv_error_t *er
 int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out, cv_error_t *err);
 /* Moves pid into every directory of the container's cgroup. */
 int cv_cgroup_enter(struct cv_cgroup *cg, pid_t pid, cv_error_t *err);
-/* An O_RDONLY|O_DIRECTORY fd of the v2 directory for clone3(CLONE_INTO_CGROUP),
- * or -1 unless the layout is pure unified (hybrid and legacy need
- * cv_cgroup_enter for the v1 hierarchies). Owned by cg. */
-int cv_cgroup_unified_fd(struct cv_cgroup *cg);
-
 /* An O_RDONLY|O_DIRECTORY fd of the v2 directory in any layout (hybrid's
  * cgroup2 hierarchy too), for clone3(CLONE_INTO_CGROUP); -1 when there is
  * none. Owned by cg. */

@@ -396,15 +396,6 @@ int cv_procfs_root(cv_error_t *err)
 	return open_procfs_root(err);
 }
 
-/* Single-threaded callers only (the container process, after it changed
- * its mount namespace): another thread may be using the fd. */
-void cv_procfs_reset(void)
-{
-	int fd = atomic_exchange(&procfs_root, -1);
-	if (fd >= 0)
-		close(fd);
-}
-
 int cv_procfs_open(const char *subpath, int flags, cv_error_t *err)
 {
 	int root = open_procfs_root(err);

@@ -36,8 +36,6 @@ int cv_mkdir_open_in_root(int rootfd, const char *path, bool file, cv_error_t *e
  * for the few opens that must follow a magic link of our own child, such as
  * "<pid>/ns/user". */
 int cv_procfs_root(cv_error_t *err);
-/* Drops the cached procfs fd (after the mount namespace changed). */
-void cv_procfs_reset(void);
 
 /* Opens (O_PATH) the directory that holds PATH's last component, as PATH
  * names it now: call it before anything untrusted runs, so that what runs
