@@ -27,7 +27,7 @@ typedef int cv_cmd_fn(struct cv_cli *cli, int argc, char **argv, cv_error_t *err
 
 cv_cmd_fn cmd_create, cmd_start, cmd_run, cmd_state, cmd_kill, cmd_delete, cmd_exec,
 	cmd_ps, cmd_list, cmd_pause, cmd_resume, cmd_update, cmd_events, cmd_spec, cmd_features;
-/* the sandbox (helper "sandbox"): src/cmd/do.c */
+/* the sandbox: src/cmd/do.c */
 cv_cmd_fn cmd_do, cmd_gc;
 
 /* Long options without a short form use values from here up. */

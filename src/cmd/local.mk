@@ -10,9 +10,9 @@ src_cvisor_SOURCES += src/cvisor.c src/include/cvisor-binary.h \
 	src/cmd/kill.c src/cmd/delete.c src/cmd/exec.c src/cmd/ps.c \
 	src/cmd/list.c src/cmd/pause.c src/cmd/resume.c src/cmd/spec.c \
 	src/cmd/features.c
-# helper "cgroups" owns these two
+# the cgroup verbs
 src_cvisor_SOURCES += src/cmd/update.c src/cmd/events.c
 dist_man_MANS += man/cvisor.8
-# sandbox (helper "sandbox")
+# the sandbox
 src_cvisor_SOURCES += src/cmd/do.c
 dist_man_MANS += man/cvisor-do.1

@@ -39,7 +39,7 @@ clean-fuzz:
 
 .PHONY: fuzz fuzz-run clean-fuzz
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/fuzz_config.c tests/fuzz/fuzz_process.c tests/fuzz/fuzz_state.c
-# sandbox policy (helper "sandbox")
+# sandbox policy
 FUZZ_TARGETS += fuzz_policy
 FUZZ_CODE += $(top_srcdir)/src/libcvisor/sandbox/policy.c
 EXTRA_DIST += tests/fuzz/fuzz_policy.c

@@ -270,7 +270,7 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 	[ ! -e "$d" ]
 }
 
-# ---- update, events, devices (helper cgroups-2) ----
+# ---- update, events, devices ----
 
 # The value of a cgroup file of the container, v1 controller CTRL.
 cg_cat() { cat "$(cg_dir "$1")/$2"; }
@@ -457,7 +457,7 @@ cg_cat() { cat "$(cg_dir "$1")/$2"; }
 	[ ! -e "$u" ]
 }
 
-# ---- every resource, v1/hybrid and v2 (helper cgroups-3) ----
+# ---- every resource, v1/hybrid and v2 ----
 
 # The container's file FILE: the v1 controller CTRL's directory, or the one
 # cgroup2 directory on v2.

@@ -17,16 +17,16 @@ AM_TESTS_ENVIRONMENT = \
 # find stale objects through VPATH.
 $(eval EXTRA_DIST += $$(patsubst $$(srcdir)/%,%,$$(sort $$(wildcard $$(srcdir)/tests/integration/*.bats $$(srcdir)/tests/integration/*.bash))))
 EXTRA_DIST += tests/integration/data
-# fs-run (helper "rootfs"): the filesystem module alone, for mounts/devices/masked/attacks tests
+# fs-run: the filesystem module alone, for mounts/devices/masked/attacks tests
 check_PROGRAMS += tests/integration/fs-run
 tests_integration_fs_run_SOURCES = tests/integration/fs-run.c
 tests_integration_fs_run_LDADD = libcvisor-core.la $(DEPS_LIBS)
 
-# seccomp (helper "seccomp"): the notify agent the seccomp tests talk to
+# seccomp: the notify agent the seccomp tests talk to
 check_PROGRAMS += tests/integration/seccomp-agent
 tests_integration_seccomp_agent_SOURCES = tests/integration/seccomp-agent.c
 
-# lifecycle (helper "lifecycle"): console-socket receiver for console.bats/exec.bats
+# console-socket receiver for console.bats/exec.bats
 check_PROGRAMS += tests/integration/recvtty
 tests_integration_recvtty_SOURCES = tests/integration/recvtty.c
 

@@ -1,19 +1,19 @@
 # tests/unit
 
-# seccomp (helper "seccomp")
+# seccomp
 check_PROGRAMS += tests/unit/test_seccomp
 TESTS += tests/unit/test_seccomp
 tests_unit_test_seccomp_SOURCES = tests/unit/test_seccomp.c
 tests_unit_test_seccomp_LDADD = libcvisor-core.la $(DEPS_LIBS)
 tests_unit_test_seccomp_CPPFLAGS = $(AM_CPPFLAGS) -DSRCDIR='"$(abs_top_srcdir)"' -DBUILDDIR='"$(abs_top_builddir)"'
 
-# sandbox policy (helper "sandbox")
+# sandbox policy
 check_PROGRAMS += tests/unit/test_policy
 TESTS += tests/unit/test_policy
 tests_unit_test_policy_SOURCES = tests/unit/test_policy.c tests/unit/tap.h
 tests_unit_test_policy_LDADD = libcvisor-core.la $(DEPS_LIBS)
 
-# cgroups (helper "cgroups"): pure conversions, and the live test against this
+# cgroups: pure conversions, and the live test against this
 # machine's hierarchies (skips unless root; leaves nothing behind)
 check_PROGRAMS += tests/unit/test_cgroups tests/unit/test_cgroups_live
 TESTS += tests/unit/test_cgroups tests/unit/test_cgroups_live
@@ -22,7 +22,7 @@ tests_unit_test_cgroups_LDADD = libcvisor-core.la $(DEPS_LIBS)
 tests_unit_test_cgroups_live_SOURCES = tests/unit/test_cgroups_live.c tests/unit/tap.h
 tests_unit_test_cgroups_live_LDADD = libcvisor-core.la $(DEPS_LIBS)
 
-# oci (helper "oci"): config.json / process / state / features
+# oci: config.json / process / state / features
 check_PROGRAMS += tests/unit/test_spec
 TESTS += tests/unit/test_spec
 tests_unit_test_spec_SOURCES = tests/unit/test_spec.c tests/unit/tap.h
@@ -39,7 +39,7 @@ TESTS += tests/unit/test_sandbox
 tests_unit_test_sandbox_SOURCES = tests/unit/test_sandbox.c tests/unit/tap.h
 tests_unit_test_sandbox_LDADD = libcvisor-core.la $(DEPS_LIBS)
 
-# systemd cgroup driver (helper "systemd"): path parsing, slice expansion and
+# systemd cgroup driver: path parsing, slice expansion and
 # the scope's D-Bus properties, without a bus
 check_PROGRAMS += tests/unit/test_cgroups_systemd
 TESTS += tests/unit/test_cgroups_systemd
