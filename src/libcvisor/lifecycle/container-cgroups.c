@@ -22,6 +22,7 @@
 #include "log.h"
 #include "oci/resources.h"
 #include "oci/stats.h"
+#include "lifecycle/create.h"
 #include "lifecycle/status.h"
 
 /* The container, live (not stopped), with its cgroup loaded. */

@@ -12,9 +12,68 @@
 
 #include "cleanup.h"
 #include "cvisor.h"
+#include "lifecycle/abi.h"
 #include "lifecycle/create.h"
 #include "lifecycle/status.h"
 #include "log.h"
+
+/* The container record: loaded locked from the state store. */
+int cv_context_root(const struct cvisor_context *ctx, char **out, cv_error_t *err)
+{
+	/* every call reads its context here first: its struct_size is checked
+	 * here (create, run and exec check it before, in entry.c) */
+	struct cvisor_context c;
+	int r = cv_abi_context(ctx, &c, err);
+	if (r < 0)
+		return r;
+	return cv_store_root(c.state_root, out, err);
+}
+
+int cv_container_load(const struct cvisor_context *ctx, const char *id, struct cv_container **out,
+		      cv_error_t *err)
+{
+	cleanup_container struct cv_container *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return cv_error(err, ENOMEM, "load container");
+	r = cv_store_validate_id(id, err);
+	if (r < 0)
+		return r;
+	r = cv_context_root(ctx, &c->root, err);
+	if (r < 0)
+		return r;
+	r = cv_store_open(c->root, id, &c->entry, err);
+	if (r < 0)
+		return r;
+	r = cv_store_read_state(c->entry, &c->state, err);
+	if (r < 0)
+		return r;
+	*out = steal_pointer(&c);
+	return 0;
+}
+
+int cv_container_cgroup(struct cv_container *c, struct cv_cgroup **out, cv_error_t *err)
+{
+	if (!c->cg) {
+		int r = cv_cgroup_load(&c->state->cgroup_paths, &c->cg, err);
+		if (r < 0)
+			return cv_error_prefix(err, "container \"%s\": load cgroup", c->state->id);
+	}
+	*out = c->cg;
+	return 0;
+}
+
+void cv_container_free(struct cv_container *c)
+{
+	if (!c)
+		return;
+	cv_cgroup_free(c->cg);
+	oci_state_free(c->state);
+	cv_store_close(c->entry);
+	free(c->root);
+	free(c);
+}
 
 /* The public accessors of base's error objects and log sink. */
 const char *cvisor_error_message(const struct cv_error_s *err)
@@ -222,7 +281,7 @@ int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal, bo
 	if (r < 0)
 		return r;
 	if (all) {
-		struct cv_cgroup *cg;
+		struct cv_cgroup *cg = NULL;
 		if (!c->state->cgroup_paths.len)
 			return cv_error(err, ENOENT, "container \"%s\" has no cgroup to signal", id);
 		r = cv_container_cgroup(c, &cg, err);
@@ -278,7 +337,7 @@ int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force, 
 int cvisor_pause(const struct cvisor_context *ctx, const char *id, cvisor_error **err)
 {
 	cleanup_container struct cv_container *c = NULL;
-	struct cv_cgroup *cg;
+	struct cv_cgroup *cg = NULL;
 	const char *status;
 	int r = load_with_status(ctx, id, &c, &status, err);
 	if (r < 0)
@@ -293,7 +352,7 @@ int cvisor_pause(const struct cvisor_context *ctx, const char *id, cvisor_error 
 int cvisor_resume(const struct cvisor_context *ctx, const char *id, cvisor_error **err)
 {
 	cleanup_container struct cv_container *c = NULL;
-	struct cv_cgroup *cg;
+	struct cv_cgroup *cg = NULL;
 	const char *status;
 	int r = load_with_status(ctx, id, &c, &status, err);
 	if (r < 0)
@@ -309,7 +368,7 @@ int cvisor_pids(const struct cvisor_context *ctx, const char *id, pid_t **pids, 
 		cvisor_error **err)
 {
 	cleanup_container struct cv_container *c = NULL;
-	struct cv_cgroup *cg;
+	struct cv_cgroup *cg = NULL;
 	int r = cv_container_load(ctx, id, &c, err);
 	if (r < 0)
 		return r;

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -45,6 +44,7 @@
 #include "process/process.h"
 #include "seccomp/seccomp-filter.h"
 #include "process/sync.h"
+#include "lifecycle/status.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -756,22 +756,6 @@ fail:
 	return cv_error_prefix(err, "create");
 }
 
-/* The listener fd of a container process's notify filter: taken from it
- * with pidfd_getfd (it only wrote the number, see cv_seccomp_hand_off) and
- * handed to the agent at listenerPath; our copy is closed here. */
-int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, int pid, const char *state_json,
-			     cv_error_t *err)
-{
-	if (child_fd < 0)
-		return cv_error(err, EPROTO, "seccomp listener: bad fd number %d", child_fd);
-	cleanup_close int fd = (int)syscall(SYS_pidfd_getfd, pidfd, child_fd, 0);
-	if (fd < 0)
-		return cv_error_errno(err, "seccomp listener: take fd %d of the container process", child_fd);
-	if (!profile->listener_path || !*profile->listener_path)
-		return cv_error(err, EINVAL, "linux.seccomp.listenerPath: required with SCMP_ACT_NOTIFY");
-	return cv_seccomp_send_listener(profile->listener_path, fd, pid, state_json, profile->listener_metadata, err);
-}
-
 static void launch_release(struct launch *L)
 {
 	oci_spec_free(L->given_spec);
@@ -889,53 +873,6 @@ int cvisor_start(const struct cvisor_context *ctx, const char *id, cvisor_error 
 	if (c->state && (load_spec_copy(c, &spec, &e) < 0))
 		cv_warn("start: %s (poststart hooks skipped)", e->msg);
 	return mark_running(c, spec, err);
-}
-
-static int exit_status_of(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 255;
-}
-
-/* Waits for our child, forwarding the signals a terminal or supervisor
- * sends to the runtime, as runc does. */
-int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err)
-{
-	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP };
-	sigset_t mask, old;
-	sigemptyset(&mask);
-	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
-		sigaddset(&mask, fwd[i]);
-	pthread_sigmask(SIG_BLOCK, &mask, &old);
-	cleanup_close int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	for (;;) {
-		struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
-		int r = poll(p, sfd >= 0 ? 2 : 1, -1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			break;
-		if (p[0].revents & POLLIN)
-			break;
-		if (sfd >= 0 && (p[1].revents & POLLIN)) {
-			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof(si)) == sizeof(si))
-				(void)syscall(SYS_pidfd_send_signal, pidfd, (int)si.ssi_signo, NULL, 0);
-		}
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	int status;
-	pid_t w;
-	do
-		w = waitpid(pid, &status, 0);
-	while (w < 0 && errno == EINTR);
-	if (w < 0)
-		return cv_error_errno(err, "wait for the container process");
-	*exit_status = exit_status_of(status);
-	return 0;
 }
 
 /* run's start: lets the launched child go on, waits for its execve and runs

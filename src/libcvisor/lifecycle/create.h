@@ -1,4 +1,7 @@
-/* create / start / run: the parent side of the container process. */
+/* The lifecycle's own interface, shared by its files (create.c, exec.c,
+ * container.c, status.c, container-cgroups.c) and the sandbox supervisor:
+ * the container record loaded from the state store, its live status, and
+ * the steps of create / start / run / delete that more than one verb uses. */
 #ifndef CVISOR_CREATE_H
 #define CVISOR_CREATE_H
 
@@ -8,7 +11,32 @@
 
 #include "cvisor.h"
 #include "error.h"
-#include "lifecycle/status.h"
+#include "cgroups/cgroups.h"
+#include "lifecycle/state-store.h"
+#include "oci/spec.h"
+#include "oci/state.h"
+
+/* A container loaded from the state store, locked until freed. Its
+ * recorded status is trusted only while its process is the same one
+ * (see status.h). */
+struct cv_container {
+	char *root;                   /* state root */
+	struct cv_store_entry *entry; /* locked while loaded */
+	oci_state *state;
+	struct cv_cgroup *cg;         /* loaded on demand by cv_container_cgroup */
+};
+
+/* Resolves the state root of ctx (malloc'd). */
+int cv_context_root(const struct cvisor_context *ctx, char **out, cv_error_t *err);
+/* Opens, locks and reads the container. */
+int cv_container_load(const struct cvisor_context *ctx, const char *id, struct cv_container **out,
+		      cv_error_t *err);
+int cv_container_cgroup(struct cv_container *c, struct cv_cgroup **out, cv_error_t *err);
+/* The live status: "created", "running", "paused" or "stopped". */
+int cv_container_status(struct cv_container *c, const char **status, cv_error_t *err);
+void cv_container_free(struct cv_container *c);
+static inline void cv_container_freep(struct cv_container **c) { cv_container_free(*c); }
+#define cleanup_container __attribute__((cleanup(cv_container_freep)))
 
 /* The in-process create, run and exec behind the public calls (entry.c),
  * for the cvisor binary; options already checked (abi.h). */
@@ -60,12 +88,6 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 /* The config.json copy kept in the state directory at create. */
 int cv_container_spec(struct cv_container *c, oci_spec **out, cv_error_t *err);
 
-int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, int pid, const char *state_json,
-			     cv_error_t *err);
-
 int cv_write_pid_file(const char *path, pid_t pid, cv_error_t *err);
-/* Waits for our child pid, forwarding the runtime's signals to it; the exit
- * status is 128+signal when it was killed. */
-int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err);
 
 #endif

@@ -50,9 +50,9 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "lifecycle/create.h"
 #include "lifecycle/exe-guard.h"
 #include "lifecycle/helper.h"
-#include "lifecycle/status.h"
 #include "log.h"
 #include "process/sync.h"
 

@@ -14,19 +14,8 @@
 #include "cleanup.h"
 #include "io.h"
 #include "cvisor.h"
-#include "lifecycle/abi.h"
+#include "lifecycle/create.h"
 #include "lifecycle/status.h"
-
-int cv_context_root(const struct cvisor_context *ctx, char **out, cv_error_t *err)
-{
-	/* every call reads its context here first: its struct_size is checked
-	 * here (create, run and exec check it before, in entry.c) */
-	struct cvisor_context c;
-	int r = cv_abi_context(ctx, &c, err);
-	if (r < 0)
-		return r;
-	return cv_store_root(c.state_root, out, err);
-}
 
 int cv_proc_start_time(pid_t pid, bool zombie_ok, uint64_t *out)
 {
@@ -100,41 +89,6 @@ char *cv_now_rfc3339(void)
 	return out;
 }
 
-int cv_container_load(const struct cvisor_context *ctx, const char *id, struct cv_container **out,
-		      cv_error_t *err)
-{
-	cleanup_container struct cv_container *c = calloc(1, sizeof(*c));
-	int r;
-
-	if (!c)
-		return cv_error(err, ENOMEM, "load container");
-	r = cv_store_validate_id(id, err);
-	if (r < 0)
-		return r;
-	r = cv_context_root(ctx, &c->root, err);
-	if (r < 0)
-		return r;
-	r = cv_store_open(c->root, id, &c->entry, err);
-	if (r < 0)
-		return r;
-	r = cv_store_read_state(c->entry, &c->state, err);
-	if (r < 0)
-		return r;
-	*out = steal_pointer(&c);
-	return 0;
-}
-
-int cv_container_cgroup(struct cv_container *c, struct cv_cgroup **out, cv_error_t *err)
-{
-	if (!c->cg) {
-		int r = cv_cgroup_load(&c->state->cgroup_paths, &c->cg, err);
-		if (r < 0)
-			return cv_error_prefix(err, "container \"%s\": load cgroup", c->state->id);
-	}
-	*out = c->cg;
-	return 0;
-}
-
 int cv_container_status(struct cv_container *c, const char **status, cv_error_t *err)
 {
 	oci_state *st = c->state;
@@ -168,15 +122,4 @@ int cv_container_status(struct cv_container *c, const char **status, cv_error_t 
 	}
 	*status = st->status && strcmp(st->status, "created") == 0 ? "created" : "running";
 	return 0;
-}
-
-void cv_container_free(struct cv_container *c)
-{
-	if (!c)
-		return;
-	cv_cgroup_free(c->cg);
-	oci_state_free(c->state);
-	cv_store_close(c->entry);
-	free(c->root);
-	free(c);
 }

@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "process/caps.h"
@@ -24,7 +26,6 @@
 #include "process/process-attrs.h"
 #include "process/process.h"
 #include "fs/safe-path.h"
-#include "lifecycle/status.h"
 #include "process/sync.h"
 
 #ifndef CLONE_NEWTIME
@@ -585,4 +586,51 @@ void cv_child_main(const struct cv_child_config *c)
 fail:
 	cv_sync_send_error(c->sync_fd, err);
 	_exit(127);
+}
+
+static int exit_status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 255;
+}
+
+/* Waits for our child, forwarding the signals a terminal or supervisor
+ * sends to the runtime, as runc does. */
+int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err)
+{
+	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP };
+	sigset_t mask, old;
+	sigemptyset(&mask);
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
+		sigaddset(&mask, fwd[i]);
+	pthread_sigmask(SIG_BLOCK, &mask, &old);
+	cleanup_close int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	for (;;) {
+		struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+		int r = poll(p, sfd >= 0 ? 2 : 1, -1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (p[0].revents & POLLIN)
+			break;
+		if (sfd >= 0 && (p[1].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				(void)syscall(SYS_pidfd_send_signal, pidfd, (int)si.ssi_signo, NULL, 0);
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int status;
+	pid_t w;
+	do
+		w = waitpid(pid, &status, 0);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return cv_error_errno(err, "wait for the container process");
+	*exit_status = exit_status_of(status);
+	return 0;
 }

@@ -6,6 +6,7 @@
 #define CVISOR_PROCESS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "cgroups/cgroups.h"
 #include "error.h"
@@ -57,5 +58,8 @@ int cv_seccomp_hand_off(int sync_fd, int notify_fd, cv_error_t *err);
  * ids and capabilities of P. IN_USERNS: setgroups may be denied there (an
  * unprivileged caller's maps); the groups then stay as they are. */
 int cv_process_set_user_caps(const oci_process *p, bool in_userns, cv_error_t *err);
+/* Waits for our child pid, forwarding the runtime's signals to it; the exit
+ * status is 128+signal when it was killed. */
+int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err);
 
 #endif

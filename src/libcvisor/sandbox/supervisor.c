@@ -35,7 +35,6 @@
 #include "sandbox/relay.h"
 #include "sandbox/sandbox.h"
 #include "lifecycle/state-store.h"
-#include "lifecycle/status.h"
 #include "sandbox/supervisor.h"
 
 #define DONE_BYTE 'd'

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -39,4 +40,20 @@ int cv_seccomp_send_listener(const char *listener_path, int notify_fd, int pid, 
 	if ((r = cv_send_fd(sock, &iov, 1, notify_fd)) < 0)
 		return cv_error(err, -r, "send seccomp listener to agent `%s`", listener_path);
 	return 0;
+}
+
+/* The listener fd of a container process's notify filter: taken from it
+ * with pidfd_getfd (it only wrote the number, see cv_seccomp_hand_off) and
+ * handed to the agent at listenerPath; our copy is closed here. */
+int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, int pid, const char *state_json,
+			     cv_error_t *err)
+{
+	if (child_fd < 0)
+		return cv_error(err, EPROTO, "seccomp listener: bad fd number %d", child_fd);
+	cleanup_close int fd = (int)syscall(SYS_pidfd_getfd, pidfd, child_fd, 0);
+	if (fd < 0)
+		return cv_error_errno(err, "seccomp listener: take fd %d of the container process", child_fd);
+	if (!profile->listener_path || !*profile->listener_path)
+		return cv_error(err, EINVAL, "linux.seccomp.listenerPath: required with SCMP_ACT_NOTIFY");
+	return cv_seccomp_send_listener(profile->listener_path, fd, pid, state_json, profile->listener_metadata, err);
 }
