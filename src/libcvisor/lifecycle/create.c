@@ -50,11 +50,6 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 
-static void seccomp_freep(struct cv_seccomp **s)
-{
-	cv_seccomp_free(*s);
-}
-
 struct launch {
 	/* inputs */
 	const struct cvisor_create_options *opts;
@@ -251,28 +246,66 @@ static int console_mask(const int *stdio)
 	return m;
 }
 
-static int launch(const struct cvisor_context *ctx, const char *id, struct launch *L,
-		  cv_error_t *err)
+/* What launch builds, step by step. Once `undo` is set, a failure removes
+ * what exists (launch_undo); launch_work_release frees the rest. */
+struct launch_work {
+	char *bundle;
+	char *config_data;  /* the config as read (NULL when given in memory) */
+	size_t config_len;
+	char *rootfs;       /* root.path, resolved */
+	struct cv_seccomp *seccomp;
+	struct cv_ns_plan plan;
+	struct cv_cgroup_config cgc;
+	bool undo;          /* from the state directory on, failures clean up */
+	bool created;       /* the state directory is ours to remove */
+	bool want_init;     /* the init annotation: an init runs the program */
+	bool no_mount_ns;   /* the mounts are made in the runtime's namespace */
+	bool below_known;   /* rootfs_below is read: undo detaches what is above */
+	uint64_t rootfs_below; /* without a mount namespace: see cv_rootfs_mount_id */
+	int fifo;           /* exec.fifo, O_PATH (create) */
+	int sock_parent, sock_child;
+	int status_r, status_w; /* transient with an init: its status pipe */
+	struct cv_rootfs_pruned pruned; /* cv_rootfs_pruned_prepare: the child's too */
+	int *idmap_fds;     /* cv_rootfs_idmap_prepare's, until the child has them */
+	struct cv_cgroup_self_join cgjoin;
+	pid_t pid;
+	int pidfd;
+	int master;         /* the pty master, unless sent to the console socket */
+	bool into_cgroup;   /* the child was born in its v2 directory */
+	bool v2;            /* the container has a v2 directory */
+	bool early;         /* no hook takes the state: the child goes on at once */
+	bool handshake;     /* the child stops once its namespaces exist (NS_READY) */
+	oci_state *state;   /* the record; moved to the container once complete */
+};
+
+static void launch_work_release(struct launch_work *w, size_t mounts_len)
+{
+	free(w->bundle);
+	free(w->config_data);
+	free(w->rootfs);
+	cv_seccomp_free(w->seccomp);
+	cv_closep(&w->fifo);
+	cv_closep(&w->sock_parent);
+	cv_closep(&w->sock_child);
+	cv_closep(&w->status_r);
+	cv_closep(&w->status_w);
+	cv_rootfs_pruned_release(&w->pruned);
+	cv_closep(&w->pidfd);
+	cv_closep(&w->master);
+	if (w->idmap_fds)
+		cv_rootfs_idmap_release(w->idmap_fds, mounts_len);
+	cv_cgroup_self_join_close(&w->cgjoin);
+}
+
+/* Reads and checks the config and everything derived from it (rootfs,
+ * namespaces, seccomp filter, cgroup settings). Nothing exists yet, so a
+ * failure has nothing to undo. */
+static int launch_validate(const struct cvisor_context *ctx, const char *id, struct launch *L,
+			   struct launch_work *w, cv_error_t *err)
 {
 	const struct cvisor_create_options *opts = L->opts;
-	cleanup_free char *bundle = NULL, *config_path = NULL, *config_data = NULL, *rootfs = NULL;
-	cleanup_free char *hook_payload = NULL;
-	size_t hook_payload_len = 0;
-	__attribute__((cleanup(seccomp_freep))) struct cv_seccomp *seccomp = NULL;
-	cleanup_container struct cv_container *c = NULL;
-	cleanup_close int pidfd = -1, sock_parent = -1, sock_child = -1, master = -1, fifo = -1;
-	cleanup_close int status_r = -1, status_w = -1;
-	struct cv_ns_plan plan;
-	struct ns_save saved = { .n = 0 };
-	__attribute__((cleanup(cv_cgroup_self_join_close))) struct cv_cgroup_self_join cgjoin = { 0 };
-	size_t config_len = 0;
-	oci_spec *spec = NULL;
-	pid_t pid = -1;
-	bool created = false;
-	int *idmap_fds = NULL; /* cv_rootfs_idmap_prepare: inherited by the child */
-	bool no_mount_ns = false, below_known = false;
-	uint64_t rootfs_below = 0; /* without a mount namespace: see cv_rootfs_mount_id */
-	struct cv_rootfs_pruned pruned = { .tree = -1 }; /* cv_rootfs_pruned_prepare: the child's too */
+	cleanup_free char *config_path = NULL;
+	oci_spec *spec;
 	int r;
 
 	r = cv_store_validate_id(id, err);
@@ -281,30 +314,30 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	r = cv_exe_guard_check(err);
 	if (r < 0)
 		return r;
-	bundle = realpath(opts && opts->bundle ? opts->bundle : ".", NULL);
-	if (!bundle)
+	w->bundle = realpath(opts && opts->bundle ? opts->bundle : ".", NULL);
+	if (!w->bundle)
 		return cv_error_errno(err, "bundle `%s`", opts && opts->bundle ? opts->bundle : ".");
 	if (opts && opts->config_path)
 		config_path = strdup(opts->config_path);
-	else if (asprintf(&config_path, "%s/config.json", bundle) < 0)
+	else if (asprintf(&config_path, "%s/config.json", w->bundle) < 0)
 		config_path = NULL;
 	if (!config_path)
 		return cv_error(err, ENOMEM, "create");
 	if (L->given_spec) {
 		/* built in memory by the caller: validated as a parsed one is */
-		L->spec = spec = steal_pointer(&L->given_spec);
-		r = oci_spec_validate(spec, "config.json", err);
+		L->spec = steal_pointer(&L->given_spec);
+		r = oci_spec_validate(L->spec, "config.json", err);
 		if (r < 0)
 			return r;
 	} else {
-		r = cv_read_file_at(AT_FDCWD, config_path, OCI_JSON_MAX_SIZE, 0, &config_data, &config_len, err);
+		r = cv_read_file_at(AT_FDCWD, config_path, OCI_JSON_MAX_SIZE, 0, &w->config_data, &w->config_len, err);
 		if (r < 0)
 			return r;
-		r = oci_spec_parse(config_data, config_len, "config.json", &spec, err);
+		r = oci_spec_parse(w->config_data, w->config_len, "config.json", &L->spec, err);
 		if (r < 0)
 			return r;
-		L->spec = spec;
 	}
+	spec = L->spec;
 	if (!spec->process)
 		return cv_error(err, EINVAL, "config.json: process: required");
 	if (!spec->process->args.len)
@@ -315,15 +348,15 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	if (init && strcmp(init, "true") != 0 && strcmp(init, "false") != 0)
 		return cv_error(err, EINVAL, "annotations[\"%s\"]: expected \"true\" or \"false\", got \"%s\"",
 				CV_INIT_ANNOTATION, init);
-	bool want_init = init && strcmp(init, "true") == 0;
+	w->want_init = init && strcmp(init, "true") == 0;
 	const char *console_socket = opts ? opts->console_socket : NULL;
 	/* transient: the caller takes the master (cv_run_transient) */
 	if (spec->process->terminal && !console_socket && (!L->run_mode || L->detach) && !L->transient)
 		return cv_error_plain(err, EINVAL,
-				"cannot allocate tty if cvisor will detach without setting console socket");
+				      "cannot allocate tty if cvisor will detach without setting console socket");
 	if (!spec->process->terminal && console_socket)
 		return cv_error_plain(err, EINVAL,
-				"cannot use console socket if cvisor will not detach or allocate tty");
+				      "cannot use console socket if cvisor will not detach or allocate tty");
 	if (spec->process->terminal && !console_socket && L->run_mode && !L->detach) {
 		/* The caller's terminal is relayed: without one, fail before
 		 * anything exists (runc fails the same way, on /dev/tty). */
@@ -334,39 +367,38 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		close(tty);
 	}
 	if ((r = cv_caps_validate(spec->process->capabilities, err)) < 0 ||
-	    (r = cv_attrs_validate(spec, err)) < 0 || (r = cv_ns_plan_build(spec->linux_, &plan, err)) < 0)
+	    (r = cv_attrs_validate(spec, err)) < 0 || (r = cv_ns_plan_build(spec->linux_, &w->plan, err)) < 0)
 		return r;
 	/* Without a mount namespace, the mounts are made in ours (see
 	 * cv_rootfs_mount_id): a process in a user namespace of its own may
 	 * not mount there. */
-	no_mount_ns = !((plan.new_flags | plan.join_flags) & CLONE_NEWNS);
-	if (no_mount_ns && ((plan.new_flags | plan.join_flags) & CLONE_NEWUSER))
+	w->no_mount_ns = !((w->plan.new_flags | w->plan.join_flags) & CLONE_NEWNS);
+	if (w->no_mount_ns && ((w->plan.new_flags | w->plan.join_flags) & CLONE_NEWUSER))
 		return cv_error_plain(err, EINVAL, "linux.namespaces: a user namespace needs a mount namespace "
 						   "too (the mounts cannot be made in the runtime's)");
 
-	if (spec->root->path[0] == '/')
-		rootfs = realpath(spec->root->path, NULL);
-	else {
+	if (spec->root->path[0] == '/') {
+		w->rootfs = realpath(spec->root->path, NULL);
+		if (!w->rootfs)
+			return cv_error_errno(err, "root.path: rootfs `%s`", spec->root->path);
+	} else {
 		cleanup_free char *joined = NULL;
-		if (asprintf(&joined, "%s/%s", bundle, spec->root->path) < 0)
+		if (asprintf(&joined, "%s/%s", w->bundle, spec->root->path) < 0)
 			return cv_error(err, ENOMEM, "create");
-		rootfs = realpath(joined, NULL);
-		if (!rootfs)
+		w->rootfs = realpath(joined, NULL);
+		if (!w->rootfs)
 			return cv_error_errno(err, "root.path: rootfs `%s`", joined);
 	}
-	if (!rootfs)
-		return cv_error_errno(err, "root.path: rootfs `%s`", spec->root->path);
-	if (no_mount_ns && strcmp(rootfs, "/") == 0)
+	if (w->no_mount_ns && strcmp(w->rootfs, "/") == 0)
 		return cv_error_plain(err, EINVAL, "root.path `/`: the host's root needs a mount namespace of its "
 						   "own (linux.namespaces has no mount)");
 
 	if (spec->linux_ && spec->linux_->seccomp) {
-		r = cv_seccomp_compile(spec->linux_->seccomp, &seccomp, err);
+		r = cv_seccomp_compile(spec->linux_->seccomp, &w->seccomp, err);
 		if (r < 0)
 			return r;
 	}
-
-	struct cv_cgroup_config cgc = {
+	w->cgc = (struct cv_cgroup_config){
 		.id = id,
 		.cgroups_path = spec->linux_ ? spec->linux_->cgroups_path : NULL,
 		.resources = spec->linux_ ? spec->linux_->resources : NULL,
@@ -377,15 +409,22 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		/* the linux.devices nodes must be usable, not only created */
 		.devices = spec->linux_ ? spec->linux_->devices : NULL,
 		.devices_len = spec->linux_ ? spec->linux_->devices_len : 0,
+		/* the hierarchies to join (cgroups.h) */
+		.controllers = oci_kv_get(&spec->annotations, CV_CGROUP_ANNOTATION_CONTROLLERS),
 	};
-	/* the hierarchies to join (cgroups.h) */
-	cgc.controllers = oci_kv_get(&spec->annotations, CV_CGROUP_ANNOTATION_CONTROLLERS);
-	/* refused before the state directory exists: nothing to undo */
-	r = cv_cgroup_config_validate(&cgc, err);
-	if (r < 0)
-		return r;
+	return cv_cgroup_config_validate(&w->cgc, err);
+}
 
-	c = calloc(1, sizeof(*c));
+/* What the container stands on before its process exists: its state
+ * directory (none for a transient run) with the config copy, its cgroup,
+ * the exec fifo, the sync socket, and the sources of idmapped mounts. */
+static int launch_record(const struct cvisor_context *ctx, const char *id, struct launch *L,
+			 struct launch_work *w, cv_error_t *err)
+{
+	struct cv_container *c;
+	int r;
+
+	c = L->c = calloc(1, sizeof(*c));
 	if (!c)
 		return cv_error(err, ENOMEM, "create");
 	r = cv_context_root(ctx, &c->root, err);
@@ -395,119 +434,158 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		r = cv_store_create(c->root, id, &c->entry, err);
 		if (r < 0)
 			return r;
-		created = true;
+		w->created = true;
 	}
+	w->undo = true;
 
-	/* From here on, every failure goes to `fail` and removes what exists. */
-	if (c->entry &&
-	    (r = cv_write_file_atomic(c->entry->dirfd, "config.json", config_data, config_len, 0600, err)) < 0)
-		goto fail;
-	r = cv_cgroup_create(&cgc, &c->cg, err);
+	if (c->entry && (r = cv_write_file_atomic(c->entry->dirfd, "config.json", w->config_data, w->config_len, 0600,
+						  err)) < 0)
+		return r;
+	r = cv_cgroup_create(&w->cgc, &c->cg, err);
 	if (r < 0)
-		goto fail;
+		return r;
 	/* 0622 past the umask: the container process reopens it after
 	 * switching to process.user (see child_setup in process.c). */
 	if (!L->run_mode && (mkfifoat(c->entry->dirfd, "exec.fifo", 0622) < 0 ||
-			     fchmodat(c->entry->dirfd, "exec.fifo", 0622, 0) < 0)) {
-		r = cv_error_errno(err, "create the exec fifo");
-		goto fail;
-	}
+			     fchmodat(c->entry->dirfd, "exec.fifo", 0622, 0) < 0))
+		return cv_error_errno(err, "create the exec fifo");
 	/* Opened here: a container process mapped to an unprivileged host id
 	 * cannot enter the state directory (0700) to find it. */
-	if (!L->run_mode && (fifo = openat(c->entry->dirfd, "exec.fifo", O_PATH | O_CLOEXEC)) < 0) {
-		r = cv_error_errno(err, "open the exec fifo");
-		goto fail;
-	}
-	if (no_mount_ns) {
-		if ((r = cv_rootfs_mount_id(rootfs, &rootfs_below, err)) < 0)
-			goto fail;
-		below_known = true;
+	if (!L->run_mode && (w->fifo = openat(c->entry->dirfd, "exec.fifo", O_PATH | O_CLOEXEC)) < 0)
+		return cv_error_errno(err, "open the exec fifo");
+	if (w->no_mount_ns) {
+		if ((r = cv_rootfs_mount_id(w->rootfs, &w->rootfs_below, err)) < 0)
+			return r;
+		w->below_known = true;
 	}
 	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		r = cv_error_errno(err, "socketpair");
-		goto fail;
-	}
-	sock_parent = sv[0];
-	sock_child = sv[1];
-	if (want_init && L->transient) {
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return cv_error_errno(err, "socketpair");
+	w->sock_parent = sv[0];
+	w->sock_child = sv[1];
+	if (w->want_init && L->transient) {
 		int st[2];
-		if (pipe2(st, O_CLOEXEC) < 0) {
-			r = cv_error_errno(err, "init: status pipe");
-			goto fail;
-		}
-		status_r = st[0];
-		status_w = st[1];
+		if (pipe2(st, O_CLOEXEC) < 0)
+			return cv_error_errno(err, "init: status pipe");
+		w->status_r = st[0];
+		w->status_w = st[1];
 	}
-
 	/* Idmapped mounts need privilege over the source filesystem, which a
 	 * container process in its own user namespace lacks: made here. */
-	if ((plan.new_flags | plan.join_flags) & CLONE_NEWUSER) {
-		r = cv_rootfs_idmap_prepare(spec, &idmap_fds, err);
-		if (r < 0)
-			goto fail;
-	}
+	if (((w->plan.new_flags | w->plan.join_flags) & CLONE_NEWUSER) &&
+	    (r = cv_rootfs_idmap_prepare(L->spec, &w->idmap_fds, err)) < 0)
+		return r;
 	/* The same for a root without the host's mounts below some paths. */
-	r = cv_rootfs_pruned_prepare(spec, rootfs, &pruned, err);
-	if (r < 0)
-		goto fail;
+	return cv_rootfs_pruned_prepare(L->spec, w->rootfs, &w->pruned, err);
+}
+
+/* The cloned child: cv_child_main with what it needs, never returns. */
+__attribute__((noreturn)) static void launch_child(const char *id, const struct launch *L,
+						   struct launch_work *w, bool cloned_new_ns, bool late_cgroupns)
+{
+	const struct cvisor_create_options *opts = L->opts;
+	struct cv_container *c = L->c;
+
+	close(w->sock_parent);
+	/* The store lock is an open file description lock: holding a copy of
+	 * its fd would keep every later command on this container waiting. */
+	if (c->entry)
+		close(c->entry->lockfd);
+	/* A host directory: the child never needs it (exec.fifo comes opened
+	 * O_PATH), and holding it is a way out of the rootfs. */
+	if (c->entry)
+		close(c->entry->dirfd);
+	int listen = 0;
+	const char *lf = getenv("LISTEN_FDS");
+	if (lf)
+		listen = atoi(lf);
+	struct cv_child_config cc = {
+		.spec = L->spec,
+		.rootfs = w->rootfs,
+		.id = id,
+		.plan = &w->plan,
+		.cloned_new_ns = cloned_new_ns,
+		.sync_fd = w->sock_child,
+		.exec_fifo_fd = w->fifo,
+		.seccomp = w->seccomp,
+		.no_pivot = opts && opts->no_pivot,
+		.no_new_keyring = opts && opts->no_new_keyring,
+		.preserve_fds = (opts ? opts->preserve_fds : 0) + (listen > 0 ? listen : 0),
+		.listen_fds = listen > 0 ? listen : 0,
+		.cgroup_join = &w->cgjoin,
+		.unshare_cgroupns = late_cgroupns,
+		.mount_fds = w->idmap_fds,
+		.pruned = &w->pruned,
+		.die_with_parent = L->transient,
+		.ns_handshake = w->handshake,
+		.no_start_wait = L->transient,
+		.stdio = L->stdio,
+		.console_mask = console_mask(L->stdio),
+		.init = w->want_init,
+		.init_status_fd = w->status_w,
+	};
+	cv_child_main(&cc);
+}
+
+/* Clones the container process: into the namespaces joined by path (the
+ * runtime enters them around the clone), new ones made by the clone itself
+ * where it can, and its v2 cgroup directory. */
+static int launch_clone(const char *id, struct launch *L, struct launch_work *w, cv_error_t *err)
+{
+	const struct cv_ns_plan *plan = &w->plan;
+	const oci_hooks *hooks = L->spec->hooks;
+	struct ns_save saved = { .n = 0 };
+	int r;
 
 	/* CVE-2019-5736: a non-dumpable runtime cannot be reached through
 	 * /proc/PID/exe (or its fds/memory) by a container process without
 	 * CAP_SYS_PTRACE over the runtime. The child inherits this and keeps it
 	 * until execve replaces the image. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
-		r = cv_error_errno(err, "prctl PR_SET_DUMPABLE");
-		goto fail;
-	}
-	r = ns_join_parent(&plan, &saved, err);
-	if (r < 0) {
-		ns_restore(&saved);
-		goto fail;
-	}
-	bool clone_all = plan.njoin == 0 && !plan.user_path;
-	uint64_t flags = clone_all ? (uint64_t)(plan.new_flags & ~CLONE_NEWTIME)
-				   : (uint64_t)(plan.new_flags & CLONE_NEWPID);
-	struct clone_args ca = {
-		.flags = flags | CLONE_PIDFD,
-		.pidfd = (uint64_t)(uintptr_t)&pidfd,
-		.exit_signal = SIGCHLD,
-	};
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return cv_error_errno(err, "prctl PR_SET_DUMPABLE");
+	r = ns_join_parent(plan, &saved, err);
 	/* The child is born in its v2 directory (CLONE_INTO_CGROUP, hybrid's
 	 * cgroup2 hierarchy too) and joins the v1 ones itself before anything
 	 * else (cv_cgroup_self_join): no pid is written from outside, so no RCU
 	 * grace period of the cgroup lock (~10 ms) and no window in the
 	 * caller's cgroup. Its cgroup namespace is then made after the join, so
 	 * it is rooted at the container's cgroup. Kernels without
-	 * CLONE_INTO_CGROUP fall back to cv_cgroup_enter from here. */
-	r = cv_cgroup_self_join_open(c->cg, &cgjoin, err);
+	 * CLONE_INTO_CGROUP fall back to cv_cgroup_enter (launch_handshake). */
+	if (r == 0)
+		r = cv_cgroup_self_join_open(L->c->cg, &w->cgjoin, err);
 	if (r < 0) {
 		ns_restore(&saved);
-		goto fail;
+		return r;
 	}
-	int ufd = cv_cgroup_clone_fd(c->cg);
-	bool into_cgroup = ufd >= 0;
-	bool late_cgroupns = clone_all && (flags & CLONE_NEWCGROUP) && (into_cgroup || cgjoin.n > 0);
-	if (into_cgroup) {
+	bool clone_all = plan->njoin == 0 && !plan->user_path;
+	uint64_t flags = clone_all ? (uint64_t)(plan->new_flags & ~CLONE_NEWTIME)
+				   : (uint64_t)(plan->new_flags & CLONE_NEWPID);
+	struct clone_args ca = {
+		.flags = flags | CLONE_PIDFD,
+		.pidfd = (uint64_t)(uintptr_t)&w->pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	int ufd = cv_cgroup_clone_fd(L->c->cg);
+	w->v2 = w->into_cgroup = ufd >= 0;
+	bool late_cgroupns = clone_all && (flags & CLONE_NEWCGROUP) && (w->into_cgroup || w->cgjoin.n > 0);
+	if (w->into_cgroup) {
 		ca.flags |= CLONE_INTO_CGROUP;
 		ca.cgroup = (uint64_t)ufd;
 	}
 	if (late_cgroupns)
 		ca.flags &= ~(uint64_t)CLONE_NEWCGROUP;
-	const oci_hooks *hooks = spec->hooks;
-	/* without hooks that take the state, the child goes on at once */
-	bool early = !(hooks && (hooks->create_container.len || hooks->start_container.len));
+	w->early = !(hooks && (hooks->create_container.len || hooks->start_container.len));
 	fflush(NULL);
-	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	/* Any refusal of CLONE_INTO_CGROUP (old kernel, a rootless caller
 	 * without write access, a busy v2 directory): retry without it, and
-	 * cv_cgroup_enter below reports or (rootless) warns as it always did;
-	 * an error unrelated to the cgroup comes back from the retry. */
-	if (pid < 0 && into_cgroup) {
-		into_cgroup = false;
+	 * cv_cgroup_enter reports or (rootless) warns as it always did; an
+	 * error unrelated to the cgroup comes back from the retry. */
+	if (pid < 0 && w->into_cgroup) {
+		w->into_cgroup = false;
 		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
 		ca.cgroup = 0;
-		if (late_cgroupns && cgjoin.n == 0) {
+		if (late_cgroupns && w->cgjoin.n == 0) {
 			late_cgroupns = false;
 			ca.flags |= CLONE_NEWCGROUP;
 		}
@@ -516,230 +594,213 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 	/* Whether the child must stop once its namespaces exist, for us to
 	 * write its id maps or time offsets, move it into its cgroup, or give
 	 * it the state for its hooks; otherwise a round trip saved (~0.13 ms). */
-	bool handshake = (plan.new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !early || (!into_cgroup && ufd >= 0);
-	if (pid == 0) {
-		close(sock_parent);
-		/* The store lock is an open file description lock: holding a
-		 * copy of its fd would keep every later command on this
-		 * container waiting. */
-		if (c->entry)
-			close(c->entry->lockfd);
-		/* A host directory: the child never needs it (exec.fifo comes
-		 * opened O_PATH), and holding it is a way out of the rootfs. */
-		if (c->entry)
-			close(c->entry->dirfd);
-		int listen = 0;
-		const char *lf = getenv("LISTEN_FDS");
-		if (lf)
-			listen = atoi(lf);
-		struct cv_child_config cc = {
-			.spec = spec,
-			.rootfs = rootfs,
-			.id = id,
-			.plan = &plan,
-			.cloned_new_ns = clone_all,
-			.sync_fd = sock_child,
-			.exec_fifo_fd = fifo,
-			.seccomp = seccomp,
-			.no_pivot = opts && opts->no_pivot,
-			.no_new_keyring = opts && opts->no_new_keyring,
-			.preserve_fds = (opts ? opts->preserve_fds : 0) + (listen > 0 ? listen : 0),
-			.listen_fds = listen > 0 ? listen : 0,
-			.cgroup_join = &cgjoin,
-			.unshare_cgroupns = late_cgroupns,
-			.mount_fds = idmap_fds,
-			.pruned = &pruned,
-			.die_with_parent = L->transient,
-			.ns_handshake = handshake,
-			.no_start_wait = L->transient,
-			.stdio = L->stdio,
-			.console_mask = console_mask(L->stdio),
-			.init = want_init,
-			.init_status_fd = status_w,
-		};
-		cv_child_main(&cc);
-	}
+	w->handshake = (plan->new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !w->early ||
+		       (!w->into_cgroup && w->v2);
+	if (pid == 0)
+		launch_child(id, L, w, clone_all, late_cgroupns);
 	int clone_errno = errno;
 	ns_restore(&saved);
-	if (pid < 0) {
-		r = cv_error(err, clone_errno, "clone the container process");
-		goto fail;
-	}
-	close(steal_fd(&sock_child));
-	if (status_w >= 0)
-		close(steal_fd(&status_w));
-	cv_cgroup_self_join_close(&cgjoin);
-	cv_rootfs_idmap_release(idmap_fds, spec->mounts_len); /* the child has its copies */
-	idmap_fds = NULL;
-	cv_rootfs_pruned_release(&pruned);
+	if (pid < 0)
+		return cv_error(err, clone_errno, "clone the container process");
+	w->pid = pid;
+	close(steal_fd(&w->sock_child));
+	if (w->status_w >= 0)
+		close(steal_fd(&w->status_w));
+	cv_cgroup_self_join_close(&w->cgjoin);
+	cv_rootfs_idmap_release(w->idmap_fds, L->spec->mounts_len); /* the child has its copies */
+	w->idmap_fds = NULL;
+	cv_rootfs_pruned_release(&w->pruned);
+	return 0;
+}
 
-	if (!into_cgroup && ufd >= 0) {
-		r = cv_cgroup_enter(c->cg, pid, err);
-		if (r < 0)
-			goto fail;
-	}
-	struct cv_sync_msg m = { .fd = -1 };
-	if (handshake) {
-		r = cv_sync_expect(sock_parent, CV_SYNC_NS_READY, &m, err);
-		cv_sync_msg_release(&m);
-		if (r < 0)
-			goto fail;
-	}
-	if (plan.new_flags & CLONE_NEWUSER) {
-		r = cv_ns_write_id_maps(pid, spec->linux_, err);
-		if (r < 0)
-			goto fail;
-	}
-	if (plan.new_flags & CLONE_NEWTIME) {
-		r = cv_ns_write_time_offsets(pid, spec->linux_, err);
-		if (r < 0)
-			goto fail;
-	}
-
-	/* Without hooks that take the state, the child goes on at once and
-	 * the record is built while it prepares its root (it waited ~0.1 ms
-	 * for the passwd lookup, the clock and /proc reads below). */
-	if (handshake && early && (r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
-		goto fail;
-
-	/* The record: written for real once the child is ready (run: see
-	 * below). */
-	oci_state *st = calloc(1, sizeof(*st));
-	if (!st) {
-		r = cv_error(err, ENOMEM, "state");
-		goto fail;
-	}
-	c->state = st;
+/* The record of the container, as `state` shows it; the child prepares its
+ * root meanwhile. */
+static int new_state(const struct cvisor_context *ctx, const char *id, struct launch *L, struct launch_work *w,
+		     cv_error_t *err)
+{
+	const struct cvisor_create_options *opts = L->opts;
+	oci_state *st = w->state = calloc(1, sizeof(*st));
+	if (!st)
+		return cv_error(err, ENOMEM, "state");
 	st->oci_version = strdup(OCI_VERSION);
 	st->id = strdup(id);
 	st->status = strdup("creating");
-	st->pid = pid;
-	st->bundle = strdup(bundle);
-	st->rootfs = strdup(rootfs);
+	st->pid = w->pid;
+	st->bundle = strdup(w->bundle);
+	st->rootfs = strdup(w->rootfs);
 	st->created = cv_now_rfc3339();
 	st->owner = owner_name();
 	st->systemd_cgroup = ctx && ctx->systemd_cgroup;
 	st->no_pivot = opts && opts->no_pivot;
 	st->no_new_keyring = opts && opts->no_new_keyring;
-	if (!st->oci_version || !st->id || !st->status || !st->bundle || !st->rootfs ||
-	    !st->created || !st->owner) {
-		r = cv_error(err, ENOMEM, "state");
-		goto fail;
-	}
-	st->annotations = spec->annotations;
-	spec->annotations = (oci_kv_list){ 0 }; /* moved: the state owns them now */
+	if (!st->oci_version || !st->id || !st->status || !st->bundle || !st->rootfs || !st->created ||
+	    !st->owner)
+		return cv_error(err, ENOMEM, "state");
+	st->annotations = L->spec->annotations;
+	L->spec->annotations = (oci_kv_list){ 0 }; /* moved: the state owns them now */
 	/* our child: without the handshake it may have run its program to the
 	 * end already (cvisor do true on a busy machine) */
-	r = cv_proc_start_time(pid, true, &st->pid_start);
-	if (r < 0) {
-		r = cv_error(err, -r, "read the start time of pid %d", (int)pid);
-		goto fail;
-	}
-	r = cv_cgroup_save(c->cg, &st->cgroup_paths, err);
+	int r = cv_proc_start_time(w->pid, true, &st->pid_start);
 	if (r < 0)
-		goto fail;
+		return cv_error(err, -r, "read the start time of pid %d", (int)w->pid);
+	L->c->state = steal_pointer(&w->state);
+	return cv_cgroup_save(L->c->cg, &L->c->state->cgroup_paths, err);
+}
 
-	if (!early) {
-		cleanup_free char *a = NULL, *b = NULL;
-		if ((r = public_state(st, "creating", &a, err)) < 0 ||
-		    (r = public_state(st, "created", &b, err)) < 0)
-			goto fail;
-		hook_payload_len = strlen(a) + 1 + strlen(b);
-		hook_payload = malloc(hook_payload_len + 1);
-		if (!hook_payload) {
-			r = cv_error(err, ENOMEM, "hooks");
-			goto fail;
-		}
-		memcpy(hook_payload, a, strlen(a) + 1);
-		memcpy(hook_payload + strlen(a) + 1, b, strlen(b) + 1);
+/* The state for the child's createContainer and startContainer hooks: the
+ * two documents one after the other, each NUL-terminated. */
+static int hook_states(oci_state *st, char **out, size_t *len, cv_error_t *err)
+{
+	cleanup_free char *a = NULL, *b = NULL;
+	int r;
+	if ((r = public_state(st, "creating", &a, err)) < 0 || (r = public_state(st, "created", &b, err)) < 0)
+		return r;
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = malloc(la + 1 + lb + 1);
+	if (!p)
+		return cv_error(err, ENOMEM, "hooks");
+	memcpy(p, a, la + 1);
+	memcpy(p + la + 1, b, lb + 1);
+	*out = p;
+	*len = la + 1 + lb;
+	return 0;
+}
+
+/* Everything the child needs from us between its clone and READY, in the
+ * order it asks: its cgroup (when the clone could not place it), id maps
+ * and time offsets, the state for its hooks, the prestart and
+ * createRuntime hooks, its console and its seccomp listener. */
+static int launch_handshake(const struct cvisor_context *ctx, const char *id, struct launch *L,
+			    struct launch_work *w, cv_error_t *err)
+{
+	const oci_spec *spec = L->spec;
+	const oci_hooks *hooks = spec->hooks;
+	const char *console_socket = L->opts ? L->opts->console_socket : NULL;
+	struct cv_container *c = L->c;
+	struct cv_sync_msg m = { .fd = -1 };
+	int r;
+
+	if (!w->into_cgroup && w->v2 && (r = cv_cgroup_enter(c->cg, w->pid, err)) < 0)
+		return r;
+	if (w->handshake) {
+		r = cv_sync_expect(w->sock_parent, CV_SYNC_NS_READY, &m, err);
+		cv_sync_msg_release(&m);
+		if (r < 0)
+			return r;
 	}
-	if (!early && (r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, hook_payload, hook_payload_len, -1, err)) < 0)
-		goto fail;
+	if ((w->plan.new_flags & CLONE_NEWUSER) && (r = cv_ns_write_id_maps(w->pid, spec->linux_, err)) < 0)
+		return r;
+	if ((w->plan.new_flags & CLONE_NEWTIME) && (r = cv_ns_write_time_offsets(w->pid, spec->linux_, err)) < 0)
+		return r;
+
+	/* Without hooks that take the state, the child goes on at once and
+	 * the record is built while it prepares its root (it waited ~0.1 ms
+	 * for the passwd lookup, the clock and /proc reads below). */
+	if (w->handshake && w->early &&
+	    (r = cv_sync_send(w->sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
+		return r;
+	/* The record: written for real once the child is ready (run: below). */
+	r = new_state(ctx, id, L, w, err);
+	if (r < 0)
+		return r;
+	oci_state *st = c->state;
+	if (!w->early) {
+		cleanup_free char *payload = NULL;
+		size_t len = 0;
+		if ((r = hook_states(st, &payload, &len, err)) < 0 ||
+		    (r = cv_sync_send(w->sock_parent, CV_SYNC_CONTINUE, 0, payload, len, -1, err)) < 0)
+			return r;
+	}
 	/* run writes the record once, as "running", now while the child
 	 * prepares its root: we hold the entry's lock until the program runs,
 	 * so nobody reads it early, and the file it creates (~1 ms on this
 	 * ext4 under load) was between the child's READY and its execve */
 	if (L->run_mode && ((r = set_status(st, "running", err)) < 0 ||
 			    (c->entry && (r = cv_store_write_state(c->entry, st, err)) < 0)))
-		goto fail;
+		return r;
 	if (hooks && (hooks->prestart.len || hooks->create_runtime.len)) {
 		cleanup_free char *js = NULL;
-		r = cv_sync_expect(sock_parent, CV_SYNC_HOOKS, &m, err);
+		r = cv_sync_expect(w->sock_parent, CV_SYNC_HOOKS, &m, err);
 		cv_sync_msg_release(&m);
 		if (r < 0)
-			goto fail;
+			return r;
 		if ((r = public_state(st, "creating", &js, err)) < 0 ||
 		    (r = cv_hooks_run(&hooks->prestart, "prestart", js, err)) < 0 ||
-		    (r = cv_hooks_run(&hooks->create_runtime, "createRuntime", js, err)) < 0)
-			goto fail;
-		r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err);
-		if (r < 0)
-			goto fail;
+		    (r = cv_hooks_run(&hooks->create_runtime, "createRuntime", js, err)) < 0 ||
+		    (r = cv_sync_send(w->sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
+			return r;
 	}
 	if (spec->process->terminal) {
-		r = cv_sync_expect(sock_parent, CV_SYNC_CONSOLE, &m, err);
+		r = cv_sync_expect(w->sock_parent, CV_SYNC_CONSOLE, &m, err);
 		if (r < 0)
-			goto fail;
-		master = steal_fd(&m.fd);
+			return r;
+		w->master = steal_fd(&m.fd);
 		cv_sync_msg_release(&m);
 		if (console_socket) {
-			r = cv_console_send(console_socket, master, err);
+			r = cv_console_send(console_socket, w->master, err);
 			if (r < 0)
-				goto fail;
-			close(steal_fd(&master));
+				return r;
+			close(steal_fd(&w->master));
 		}
 	}
-	if (seccomp && cv_seccomp_has_notify(seccomp)) {
+	if (w->seccomp && cv_seccomp_has_notify(w->seccomp)) {
 		cleanup_free char *js = NULL;
-		r = cv_sync_expect(sock_parent, CV_SYNC_SECCOMP, &m, err);
+		r = cv_sync_expect(w->sock_parent, CV_SYNC_SECCOMP, &m, err);
 		cv_sync_msg_release(&m);
 		if (r < 0 || (r = public_state(st, "creating", &js, err)) < 0 ||
-		    (r = cv_seccomp_take_listener(pidfd, m.errnum, spec->linux_->seccomp, st->pid, js, err)) < 0 ||
-		    (r = cv_sync_send(sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
-			goto fail;
+		    (r = cv_seccomp_take_listener(w->pidfd, m.errnum, spec->linux_->seccomp, st->pid, js, err)) < 0 ||
+		    (r = cv_sync_send(w->sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
+			return r;
 	}
-	r = cv_sync_expect(sock_parent, CV_SYNC_READY, &m, err);
+	r = cv_sync_expect(w->sock_parent, CV_SYNC_READY, &m, err);
 	cv_sync_msg_release(&m);
 	if (r < 0)
-		goto fail;
-	if (no_mount_ns && (r = record_rootfs_clone(c, rootfs, rootfs_below, err)) < 0)
-		goto fail;
-
-	if (!L->run_mode && ((r = set_status(st, "created", err)) < 0 || (r = cv_store_write_state(c->entry, st, err)) < 0))
-		goto fail;
-	if (opts && opts->pid_file && (r = cv_write_pid_file(opts->pid_file, pid, err)) < 0)
-		goto fail;
-	if (opts && opts->pidfd_socket) {
-		r = cv_fd_send_to_socket(opts->pidfd_socket, pidfd, "pidfd", err);
-		if (r < 0) {
-			cv_error_prefix(err, "pidfd socket");
-			goto fail;
-		}
-	}
-	L->pid = pid;
-	L->pidfd = steal_fd(&pidfd);
-	L->sync_fd = steal_fd(&sock_parent);
-	L->console_master = steal_fd(&master);
-	L->init_status = steal_fd(&status_r);
-	L->c = steal_pointer(&c);
+		return r;
+	if (w->no_mount_ns)
+		return record_rootfs_clone(c, w->rootfs, w->rootfs_below, err);
 	return 0;
+}
 
-fail:
-	if (idmap_fds)
-		cv_rootfs_idmap_release(idmap_fds, spec->mounts_len);
-	cv_rootfs_pruned_release(&pruned);
-	if (pid > 0) {
+/* The container is ready (its process blocked before execve): the record
+ * says "created" (run wrote "running" already), and the caller gets the
+ * pid file and pidfd it asked for. */
+static int launch_publish(struct launch *L, struct launch_work *w, cv_error_t *err)
+{
+	const struct cvisor_create_options *opts = L->opts;
+	struct cv_container *c = L->c;
+	int r;
+
+	if (!L->run_mode &&
+	    ((r = set_status(c->state, "created", err)) < 0 || (r = cv_store_write_state(c->entry, c->state, err)) < 0))
+		return r;
+	if (opts && opts->pid_file && (r = cv_write_pid_file(opts->pid_file, w->pid, err)) < 0)
+		return r;
+	if (opts && opts->pidfd_socket) {
+		r = cv_fd_send_to_socket(opts->pidfd_socket, w->pidfd, "pidfd", err);
+		if (r < 0)
+			return cv_error_prefix(err, "pidfd socket");
+	}
+	return 0;
+}
+
+/* After a failure: the child (its own error, when it sent one, explains
+ * ours best), the cgroup and the state directory go. */
+static void launch_undo(struct launch *L, struct launch_work *w, cv_error_t *err)
+{
+	struct cv_container *c = L->c;
+	if (w->pid > 0) {
 		/* without the namespace handshake the child may have failed
 		 * before we read its start time or moved it */
-		cv_sync_prefer_child_error(sock_parent, err);
-		kill_pidfd_wait(pidfd, pid, true);
+		cv_sync_prefer_child_error(w->sock_parent, err);
+		kill_pidfd_wait(w->pidfd, w->pid, true);
 	}
-	if (below_known) {
+	cv_rootfs_pruned_release(&w->pruned);
+	if (w->below_known) {
 		/* whatever the child stacked on the rootfs before it failed */
 		cleanup_error cv_error_t e = NULL;
 		uint64_t top;
-		if (cv_rootfs_mount_id(rootfs, &top, &e) < 0 ||
-		    (top != rootfs_below && cv_rootfs_detach_clone(rootfs, top, &e) < 0))
+		if (cv_rootfs_mount_id(w->rootfs, &top, &e) < 0 ||
+		    (top != w->rootfs_below && cv_rootfs_detach_clone(w->rootfs, top, &e) < 0))
 			cv_warn("create cleanup: %s", e->msg);
 	}
 	if (c && c->cg) {
@@ -747,13 +808,45 @@ fail:
 		if (cv_cgroup_destroy(c->cg, &e) < 0)
 			cv_warn("create cleanup: %s", e->msg);
 	}
-	if (created && c && c->entry) {
+	if (w->created && c && c->entry) {
 		cleanup_error cv_error_t e = NULL;
 		if (cv_store_remove(c->entry, &e) < 0)
 			cv_warn("create cleanup: %s", e->msg);
 		c->entry = NULL;
 	}
-	return cv_error_prefix(err, "create");
+}
+
+/* create's work, and run's up to the start: validate, record, clone,
+ * handshake. On success the child is blocked before execve and L holds it;
+ * on failure nothing is left. */
+static int launch(const struct cvisor_context *ctx, const char *id, struct launch *L, cv_error_t *err)
+{
+	struct launch_work w = { .fifo = -1, .sock_parent = -1, .sock_child = -1, .status_r = -1, .status_w = -1,
+				 .pruned = { .tree = -1 }, .pidfd = -1, .master = -1, .pid = -1 };
+	int r;
+
+	r = launch_validate(ctx, id, L, &w, err);
+	if (r == 0)
+		r = launch_record(ctx, id, L, &w, err);
+	if (r == 0)
+		r = launch_clone(id, L, &w, err);
+	if (r == 0)
+		r = launch_handshake(ctx, id, L, &w, err);
+	if (r == 0)
+		r = launch_publish(L, &w, err);
+	if (r == 0) {
+		L->pid = w.pid;
+		L->pidfd = steal_fd(&w.pidfd);
+		L->sync_fd = steal_fd(&w.sock_parent);
+		L->console_master = steal_fd(&w.master);
+		L->init_status = steal_fd(&w.status_r);
+	} else if (w.undo) {
+		launch_undo(L, &w, err);
+		cv_error_prefix(err, "create");
+	}
+	oci_state_free(w.state);
+	launch_work_release(&w, L->spec ? L->spec->mounts_len : 0);
+	return r;
 }
 
 static void launch_release(struct launch *L)
