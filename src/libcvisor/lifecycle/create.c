@@ -367,7 +367,8 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 		close(tty);
 	}
 	if ((r = cv_caps_validate(spec->process->capabilities, err)) < 0 ||
-	    (r = cv_attrs_validate(spec, err)) < 0 || (r = cv_ns_plan_build(spec->linux_, &w->plan, err)) < 0)
+	    (r = cv_attrs_validate(spec->process, spec->linux_, err)) < 0 ||
+	    (r = cv_ns_plan_build(spec->linux_, &w->plan, err)) < 0)
 		return r;
 	/* Without a mount namespace, the mounts are made in ours (see
 	 * cv_rootfs_mount_id): a process in a user namespace of its own may

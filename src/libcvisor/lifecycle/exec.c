@@ -1,8 +1,9 @@
 /* exec: a new process in a running container. The runtime points its
  * pid_for_children at the container's pid namespace (setns on a verified
  * pidfd of the init), clones the process straight into it, puts it in the
- * cgroup; the child joins the other namespaces through the same pidfd,
- * applies the process settings and execs. No second fork is needed. */
+ * cgroup; the child (cv_exec_child_main) joins the other namespaces
+ * through the same pidfd and finishes the process as create's does. No
+ * second fork is needed. */
 #include "config.h"
 
 #include <errno.h>
@@ -37,21 +38,6 @@
 #include "seccomp/seccomp-filter.h"
 #include "lifecycle/status.h"
 #include "process/sync.h"
-
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
-
-struct exec_child {
-	const oci_process *p;
-	int init_pidfd;
-	int ns_flags;      /* every namespace of the container except pid */
-	int root_fd;       /* without a mount namespace: the root to chroot to, else -1 */
-	bool userns;
-	int sync_fd;
-	int preserve_fds;
-	const struct cv_seccomp *seccomp;
-};
 
 /* Names added by --cap go to bounding, effective, permitted and ambient,
  * never inheritable (CVE-2022-29162). */
@@ -117,109 +103,6 @@ static int merge_env(const oci_strv *base, char *const *add, oci_strv *out, cv_e
 	out->len = k;
 	out->set = true;
 	return 0;
-}
-
-static int exec_child_setup(const struct exec_child *x, char **exe, cv_error_t *err)
-{
-	const oci_process *p = x->p;
-	int r;
-
-	if (x->ns_flags && setns(x->init_pidfd, x->ns_flags) < 0)
-		return cv_error_errno(err, "join the container's namespaces");
-	if (x->root_fd >= 0 && (fchdir(x->root_fd) < 0 || chroot(".") < 0 || chdir("/") < 0))
-		return cv_error_errno(err, "chroot to the container's root");
-	if (setsid() < 0)
-		return cv_error_errno(err, "setsid");
-	if (p->terminal) {
-		cleanup_close int master = -1;
-		r = cv_console_setup(p->has_console_size ? p->console_height : 0,
-				     p->has_console_size ? p->console_width : 0, p->user.uid, &master, err);
-		if (r < 0)
-			return r;
-		r = cv_sync_send(x->sync_fd, CV_SYNC_CONSOLE, 0, NULL, 0, master, err);
-		if (r < 0)
-			return r;
-	}
-	if ((r = cv_rlimits_apply(p, err)) < 0 || (r = cv_oom_score_adj_apply(p, err)) < 0 ||
-	    (r = cv_scheduler_apply(p, err)) < 0 || (r = cv_io_priority_apply(p, err)) < 0)
-		return r;
-	if (p->apparmor_profile && *p->apparmor_profile) {
-		cleanup_free char *v = NULL;
-		if (asprintf(&v, "exec %s", p->apparmor_profile) < 0)
-			return cv_error(err, ENOMEM, "apparmor");
-		r = cv_procfs_write("self/attr/apparmor/exec", v, strlen(v), err);
-		if (r < 0)
-			return cv_error_prefix(err, "process.apparmorProfile \"%s\"", p->apparmor_profile);
-	}
-	if (p->selinux_label && *p->selinux_label) {
-		r = cv_procfs_write("self/attr/exec", p->selinux_label, strlen(p->selinux_label), err);
-		if (r < 0)
-			return cv_error_prefix(err, "process.selinuxLabel \"%s\"", p->selinux_label);
-	}
-	umask(p->user.umask.set ? p->user.umask.v : 022);
-	if (x->seccomp && !p->no_new_privileges) {
-		int notify = -1;
-		r = cv_seccomp_load(x->seccomp, &notify, err);
-		if (r < 0)
-			return cv_error_prefix(err, "seccomp");
-		r = cv_seccomp_hand_off(x->sync_fd, notify, err);
-		if (r < 0)
-			return r;
-	}
-	r = cv_process_set_user_caps(p, x->userns, err);
-	if (r < 0)
-		return r;
-	r = cv_cwd_apply(p->cwd, "cwd", err);
-	if (r < 0)
-		return r;
-	return cv_find_executable(p->args.v[0], p->env.v, exe, err);
-}
-
-__attribute__((noreturn)) static void exec_child_main(const struct exec_child *x)
-{
-	cleanup_error cv_error_t err = NULL;
-	char *exe = NULL;
-	struct cv_sync_msg m = { .fd = -1 };
-	/* Nothing runs before the runtime has put us in the container's cgroup
-	 * (joining a v1 cpuset resets the cpu affinity, among others). */
-	int r = cv_sync_expect(x->sync_fd, CV_SYNC_CONTINUE, &m, &err);
-	cv_sync_msg_release(&m);
-	if (r < 0)
-		goto fail;
-	r = exec_child_setup(x, &exe, &err);
-	if (r < 0)
-		goto fail;
-	if (syscall(SYS_close_range, 3 + x->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
-		cv_error_errno(&err, "close_range");
-		goto fail;
-	}
-	for (int fd = 3; fd < 3 + x->preserve_fds; fd++) {
-		int fl = fcntl(fd, F_GETFD);
-		if (fl >= 0)
-			(void)fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
-	}
-	if (x->p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");
-		goto fail;
-	}
-	if (x->seccomp && x->p->no_new_privileges) {
-		int notify = -1;
-		if (cv_seccomp_load(x->seccomp, &notify, &err) < 0) {
-			cv_error_prefix(&err, "seccomp");
-			goto fail;
-		}
-		if (cv_seccomp_hand_off(x->sync_fd, notify, &err) < 0)
-			goto fail;
-	}
-	/* execCPUAffinity.final: the last change before the program runs. */
-	if (x->p->exec_cpu_affinity &&
-	    cv_cpu_affinity_apply(x->p->exec_cpu_affinity->final, "process.execCPUAffinity.final", &err) < 0)
-		goto fail;
-	execve(exe, x->p->args.v, x->p->env.v);
-	cv_error_errno(&err, "exec `%s`", exe);
-fail:
-	cv_sync_send_error(x->sync_fd, err);
-	_exit(127);
 }
 
 /* What exec builds; exec_work_release frees it. */
@@ -369,7 +252,8 @@ static int exec_validate(const struct cvisor_context *ctx, const char *id, const
 		return r;
 	if (opts->caps && opts->caps[0] && (r = add_caps(opts->caps, w, err)) < 0)
 		return r;
-	if ((r = cv_caps_validate(w->proc.capabilities, err)) < 0)
+	if ((r = cv_caps_validate(w->proc.capabilities, err)) < 0 ||
+	    (r = cv_attrs_validate(&w->proc, w->spec->linux_, err)) < 0)
 		return r;
 	if (w->proc.terminal && !opts->console_socket && opts->detach)
 		return cv_error_plain(err, EINVAL,
@@ -454,8 +338,9 @@ static int exec_clone(const struct cvisor_exec_options *opts, struct exec_work *
 		if (pid == 0) {
 			close(lockfd);
 			close(w->sp);
-			struct exec_child x = {
+			struct cv_exec_child_config x = {
 				.p = proc,
+				.linux_ = w->spec->linux_,
 				.init_pidfd = w->init_pidfd,
 				.ns_flags = all_ns & ~CLONE_NEWPID,
 				.root_fd = w->root,
@@ -464,7 +349,7 @@ static int exec_clone(const struct cvisor_exec_options *opts, struct exec_work *
 				.preserve_fds = opts->preserve_fds,
 				.seccomp = w->seccomp,
 			};
-			exec_child_main(&x);
+			cv_exec_child_main(&x);
 		}
 		clone_errno = errno;
 		if (own_cpus && sched_setaffinity(0, own_cpus_size, own_cpus) < 0)

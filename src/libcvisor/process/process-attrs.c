@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,9 +177,30 @@ static int ioprio_class_from_name(const char *name)
 	return -1;
 }
 
-int cv_attrs_validate(const oci_spec *spec, cv_error_t *err)
+int cv_lsm_apply(const oci_process *p, cv_error_t *err)
 {
-	const oci_process *p = spec->process;
+	int r;
+	if (p->apparmor_profile && *p->apparmor_profile) {
+		cleanup_free char *v = NULL;
+		if (asprintf(&v, "exec %s", p->apparmor_profile) < 0)
+			return cv_error(err, ENOMEM, "process.apparmorProfile");
+		/* AppArmor's own attr directory since Linux 5.8, the shared one before */
+		cleanup_close int dfd = cv_procfs_open("self/attr/apparmor", O_PATH | O_DIRECTORY, err);
+		cv_error_release(err);
+		r = cv_procfs_write(dfd >= 0 ? "self/attr/apparmor/exec" : "self/attr/exec", v, strlen(v), err);
+		if (r < 0)
+			return cv_error_prefix(err, "process.apparmorProfile \"%s\"", p->apparmor_profile);
+	}
+	if (p->selinux_label && *p->selinux_label) {
+		r = cv_procfs_write("self/attr/exec", p->selinux_label, strlen(p->selinux_label), err);
+		if (r < 0)
+			return cv_error_prefix(err, "process.selinuxLabel \"%s\"", p->selinux_label);
+	}
+	return 0;
+}
+
+int cv_attrs_validate(const oci_process *p, const oci_linux *linux_, cv_error_t *err)
+{
 	if (p) {
 		for (size_t i = 0; i < p->rlimits_len; i++)
 			if (rlimit_from_name(p->rlimits[i].type) < 0)
@@ -206,8 +228,8 @@ int cv_attrs_validate(const oci_spec *spec, cv_error_t *err)
 				return -1;
 		}
 	}
-	if (spec->linux_ && spec->linux_->personality) {
-		const oci_personality *pe = spec->linux_->personality;
+	if (linux_ && linux_->personality) {
+		const oci_personality *pe = linux_->personality;
 		if (!pe->domain || (strcmp(pe->domain, "LINUX") && strcmp(pe->domain, "LINUX32")))
 			return cv_error(err, EINVAL, "linux.personality.domain: unknown domain \"%s\"",
 					pe->domain ? pe->domain : "");

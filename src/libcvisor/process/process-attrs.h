@@ -1,5 +1,6 @@
 /* Per-process attributes of process.* and linux.*: rlimits, scheduler, I/O
- * priority, oomScoreAdj, personality, sysctl. Each error names the field. */
+ * priority, oomScoreAdj, personality, the AppArmor profile and SELinux
+ * label, sysctl. Each error names the field. */
 #ifndef CVISOR_PROCESS_ATTRS_H
 #define CVISOR_PROCESS_ATTRS_H
 
@@ -8,9 +9,11 @@
 #include "error.h"
 #include "oci/spec.h"
 
-/* Validates names only (rlimit types, scheduler policy, ioprio class,
- * personality domain): run in the parent so bad input fails early. */
-int cv_attrs_validate(const oci_spec *spec, cv_error_t *err);
+/* Checks what can be checked before the process exists (names of rlimit
+ * types, scheduler policy, ioprio class, personality domain; cpu
+ * lists): run in the runtime, so bad input fails before anything is
+ * made. */
+int cv_attrs_validate(const oci_process *p, const oci_linux *linux_, cv_error_t *err);
 int cv_rlimits_apply(const oci_process *p, cv_error_t *err);
 int cv_oom_score_adj_apply(const oci_process *p, cv_error_t *err);
 int cv_scheduler_apply(const oci_process *p, cv_error_t *err);
@@ -31,6 +34,8 @@ int cv_personality_apply(const oci_linux *linux_, cv_error_t *err);
  * never through a magic link: /proc/self/fd/N of a directory fd the
  * runtime still holds would put the cwd on the host (CVE-2024-21626). */
 int cv_cwd_apply(const char *cwd, const char *field, cv_error_t *err);
+/* The AppArmor profile and SELinux label the next execve takes on. */
+int cv_lsm_apply(const oci_process *p, cv_error_t *err);
 /* new_flags: the CLONE_NEW* the container owns, to refuse a sysctl whose
  * namespace it shares with the host. */
 int cv_sysctl_apply(const oci_linux *linux_, int new_flags, cv_error_t *err);

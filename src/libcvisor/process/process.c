@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -17,11 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "process/caps.h"
 #include "cleanup.h"
 #include "process/console.h"
 #include "lifecycle/hooks.h"
-#include "process/init.h"
 #include "fs/mounts.h"
 #include "process/process-attrs.h"
 #include "process/process.h"
@@ -31,108 +28,6 @@
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
-
-static const char default_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
-int cv_find_executable(const char *file, char *const *env, char **out, cv_error_t *err)
-{
-	const char *path = default_path;
-	struct stat st;
-
-	if (!file || !*file)
-		return cv_error(err, EINVAL, "process.args: empty command");
-	if (strchr(file, '/')) {
-		if (stat(file, &st) < 0)
-			return cv_error_errno(err, "exec `%s`", file);
-		if (!S_ISREG(st.st_mode))
-			return cv_error(err, EACCES, "exec `%s`: not a regular file", file);
-		*out = strdup(file);
-		return *out ? 0 : cv_error(err, ENOMEM, "exec");
-	}
-	for (char *const *e = env; e && *e; e++)
-		if (strncmp(*e, "PATH=", 5) == 0)
-			path = *e + 5;
-	int last_errno = ENOENT;
-	for (const char *p = path;; p++) {
-		const char *end = strchrnul(p, ':');
-		cleanup_free char *cand = NULL;
-		if (end == p) {
-			/* An empty entry means the current directory, as in execvp. */
-			if (asprintf(&cand, "%s", file) < 0)
-				return cv_error(err, ENOMEM, "exec");
-		} else if (asprintf(&cand, "%.*s/%s", (int)(end - p), p, file) < 0)
-			return cv_error(err, ENOMEM, "exec");
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (access(cand, X_OK) == 0) {
-				*out = steal_pointer(&cand);
-				return 0;
-			}
-			last_errno = errno;
-		}
-		if (!*end)
-			break;
-		p = end;
-	}
-	if (last_errno == ENOENT)
-		return cv_error(err, ENOENT, "exec: \"%s\": executable file not found in $PATH", file);
-	return cv_error(err, last_errno, "exec: \"%s\"", file);
-}
-
-int cv_process_set_user_caps(const oci_process *p, bool in_userns, cv_error_t *err)
-{
-	const oci_user *u = &p->user;
-	int r;
-
-	r = cv_caps_drop_bounding(p->capabilities, err);
-	if (r < 0)
-		return r;
-	if (u->additional_gids_len) {
-		gid_t *g = calloc(u->additional_gids_len, sizeof(gid_t));
-		if (!g)
-			return cv_error(err, ENOMEM, "setgroups");
-		for (size_t i = 0; i < u->additional_gids_len; i++)
-			g[i] = u->additional_gids[i];
-		r = setgroups(u->additional_gids_len, g);
-		free(g);
-		if (r < 0)
-			return cv_error_errno(err, "process.user.additionalGids: setgroups");
-	} else if (setgroups(0, NULL) < 0 && !(in_userns && errno == EPERM)) {
-		/* in a user namespace whose maps an unprivileged caller wrote,
-		 * setgroups is denied: the caller's own groups stay, nothing
-		 * more; a privileged writer allows it, and the runtime's groups
-		 * (root's group 0) must go */
-		return cv_error_errno(err, "setgroups");
-	}
-	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
-		return cv_error_errno(err, "prctl PR_SET_KEEPCAPS");
-	if (setresgid(u->gid, u->gid, u->gid) < 0)
-		return cv_error_errno(err, "process.user.gid: setresgid %u", u->gid);
-	if (setresuid(u->uid, u->uid, u->uid) < 0)
-		return cv_error_errno(err, "process.user.uid: setresuid %u", u->uid);
-	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
-		return cv_error_errno(err, "prctl PR_SET_KEEPCAPS");
-	r = cv_caps_set(p->capabilities, err);
-	if (r < 0)
-		return cv_error_prefix(err, "process.capabilities");
-	return 0;
-}
-
-int cv_seccomp_hand_off(int sync_fd, int notify_fd, cv_error_t *err)
-{
-	if (notify_fd < 0)
-		return 0;
-	int r = cv_sync_write_plain(sync_fd, CV_SYNC_SECCOMP, notify_fd, err);
-	if (r == 0)
-		r = cv_sync_read_plain(sync_fd, CV_SYNC_CONTINUE, err);
-	close(notify_fd); /* the container never keeps its own listener */
-	if (r < 0)
-		return cv_error_prefix(err, "seccomp listener");
-	return 0;
-}
-
 /* Blocks until `start` opens the FIFO for reading, then tells it we passed. */
 static int wait_exec_fifo(int pathfd, cv_error_t *err)
 {
@@ -188,28 +83,6 @@ static int make_cwd(const struct cv_rootfs_config *rc, const char *cwd, cv_error
 	return 0;
 }
 
-static int build_env(const struct cv_child_config *c, char ***out, cv_error_t *err)
-{
-	const oci_process *p = c->spec->process;
-	size_t n = p->env.len;
-	char **env = calloc(n + 3, sizeof(char *));
-	size_t k = 0;
-	if (!env)
-		return cv_error(err, ENOMEM, "env");
-	for (size_t i = 0; i < n; i++)
-		env[k++] = p->env.v[i];
-	if (c->listen_fds > 0) {
-		/* Socket activation passes through like runc: the container is
-		 * pid 1 of its namespace. */
-		if (asprintf(&env[k++], "LISTEN_FDS=%d", c->listen_fds) < 0)
-			return cv_error(err, ENOMEM, "env");
-		env[k++] = (char *)"LISTEN_PID=1";
-	}
-	env[k] = NULL;
-	*out = env;
-	return 0;
-}
-
 /* Takes the ids of the new user namespace's owner: root of it, its caps
  * being ours already. When 0 is not mapped (a root caller's sandbox maps
  * only the program's ids) the first mapped ids instead: the filesystems
@@ -237,8 +110,10 @@ static int become_userns_owner(const oci_linux *lx, cv_error_t *err)
 	return 0;
 }
 
-static int child_setup(const struct cv_child_config *c, char **exe, char ***envp,
-		       const char **start_state, cv_error_t *err)
+/* create's own part: namespaces, hostname, the root filesystem, the
+ * console, the createContainer hooks and sysctl. What the startContainer
+ * hooks get is left in *start_state. */
+static int child_setup(const struct cv_child_config *c, const char **start_state, cv_error_t *err)
 {
 	const oci_spec *spec = c->spec;
 	const oci_process *p = spec->process;
@@ -399,25 +274,9 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 			return r;
 	}
 
-	if ((r = cv_sysctl_apply(spec->linux_, all_ns, err)) < 0 ||
-	    (r = cv_rlimits_apply(p, err)) < 0 || (r = cv_oom_score_adj_apply(p, err)) < 0 ||
-	    (r = cv_scheduler_apply(p, err)) < 0 || (r = cv_io_priority_apply(p, err)) < 0 ||
-	    (r = cv_personality_apply(spec->linux_, err)) < 0)
+	r = cv_sysctl_apply(spec->linux_, all_ns, err);
+	if (r < 0)
 		return r;
-	umask(p->user.umask.set ? p->user.umask.v : 022);
-
-	/* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN: load it
-	 * now, while we still hold it (runc does the same). */
-	if (c->seccomp && !p->no_new_privileges) {
-		int notify = -1;
-		r = cv_seccomp_load(c->seccomp, &notify, err);
-		if (r < 0)
-			return cv_error_prefix(err, "seccomp");
-		r = cv_seccomp_hand_off(c->sync_fd, notify, err);
-		if (r < 0)
-			return r;
-	}
-
 	/* The exec FIFO comes opened O_PATH from the runtime and is reopened
 	 * for writing through our own fd in a procfs instance (opened here,
 	 * while it still can be): after the switch to process.user, or as an
@@ -426,20 +285,51 @@ static int child_setup(const struct cv_child_config *c, char **exe, char ***envp
 	 * reason (runc does the same). */
 	if (c->exec_fifo_fd >= 0 && cv_procfs_root(err) < 0)
 		return cv_error_prefix(err, "exec fifo");
-	r = cv_process_set_user_caps(p, (all_ns & CLONE_NEWUSER) != 0, err);
-	if (r < 0)
-		return r;
-	r = cv_cwd_apply(p->cwd, "process.cwd", err);
-	if (r < 0)
-		return r;
-
-	r = build_env(c, envp, err);
-	if (r < 0)
-		return r;
-	r = cv_find_executable(p->args.v[0], *envp, exe, err);
-	if (r < 0)
-		return r;
 	*start_state = state_created;
+	return 0;
+}
+
+struct create_wait {
+	const struct cv_child_config *c;
+	const char *start_state;
+};
+
+/* create's last step before the finish's last ones: READY, then the wait
+ * for `start` (the exec fifo; run's START message; nothing for cvisor do),
+ * the startContainer hooks and, for cvisor do, the tie to the runtime. */
+static int create_wait(void *arg, cv_error_t *err)
+{
+	struct create_wait *w = arg;
+	const struct cv_child_config *c = w->c;
+	int r;
+
+	if (cv_sync_send(c->sync_fd, CV_SYNC_READY, 0, NULL, 0, -1, err) < 0)
+		_exit(1);
+	if (c->exec_fifo_fd >= 0) {
+		r = wait_exec_fifo(c->exec_fifo_fd, err);
+	} else if (c->no_start_wait) {
+		r = 0;
+	} else {
+		struct cv_sync_msg m = { .fd = -1 };
+		r = cv_sync_expect(c->sync_fd, CV_SYNC_START, &m, err);
+		cv_sync_msg_release(&m);
+	}
+	if (r < 0)
+		return r;
+	if (c->spec->hooks && c->spec->hooks->start_container.len) {
+		r = cv_hooks_run(&c->spec->hooks->start_container, "startContainer", w->start_state, err);
+		if (r < 0)
+			return r;
+	}
+	/* Last, as a change of credentials clears it; a runtime that died
+	 * before shows as the hang-up of its end of the sync socket. */
+	if (c->die_with_parent) {
+		struct pollfd pf = { c->sync_fd, POLLIN, 0 };
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+			return cv_error_errno(err, "prctl PR_SET_PDEATHSIG");
+		if (poll(&pf, 1, 0) != 0)
+			_exit(1);
+	}
 	return 0;
 }
 
@@ -491,100 +381,90 @@ static int close_inherited_fds(int first, cv_error_t *err)
 void cv_child_main(const struct cv_child_config *c)
 {
 	cleanup_error cv_error_t err = NULL;
-	const oci_process *p = c->spec->process;
-	char *exe = NULL, **envp = NULL;
-	const char *start_state = "";
-	int r;
+	struct create_wait w = { .c = c, .start_state = "" };
+	cleanup_free char *listen_fds = NULL;
 
 	for (int fd = 0; c->stdio && fd < 3; fd++)
 		if (c->stdio[fd] >= 0 && dup2(c->stdio[fd], fd) < 0) {
-			r = cv_error_errno(&err, "stdio: dup2 fd %d to %d", c->stdio[fd], fd);
+			cv_error_errno(&err, "stdio: dup2 fd %d to %d", c->stdio[fd], fd);
 			goto fail;
 		}
-	r = close_inherited_fds(3 + c->preserve_fds, &err);
-	if (r < 0)
+	if (close_inherited_fds(3 + c->preserve_fds, &err) < 0 || child_setup(c, &w.start_state, &err) < 0)
 		goto fail;
-	r = child_setup(c, &exe, &envp, &start_state, &err);
-	if (r < 0)
-		goto fail;
-
-	/* A listener must reach the agent while the runtime still listens on
-	 * the sync socket (create's returns before start): so with NOTIFY and
-	 * noNewPrivileges the filter is loaded here, before READY, not after
-	 * the wait for start (runc's order too). */
-	bool notify_late = c->seccomp && p->no_new_privileges && cv_seccomp_has_notify(c->seccomp);
-	if (notify_late) {
-		int notify = -1;
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-			r = cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");
+	/* Socket activation passes through like runc: the container is pid 1
+	 * of its namespace. */
+	char *extra[3] = { NULL, NULL, NULL };
+	if (c->listen_fds > 0) {
+		if (asprintf(&listen_fds, "LISTEN_FDS=%d", c->listen_fds) < 0) {
+			cv_error(&err, ENOMEM, "env");
 			goto fail;
 		}
-		if (cv_seccomp_load(c->seccomp, &notify, &err) < 0) {
-			cv_error_prefix(&err, "seccomp");
-			goto fail;
-		}
-		if (cv_seccomp_hand_off(c->sync_fd, notify, &err) < 0)
-			goto fail;
+		extra[0] = listen_fds;
+		extra[1] = (char *)"LISTEN_PID=1";
 	}
-	/* Everything but stdio and the preserved fds closes at execve. */
-	if (syscall(SYS_close_range, 3 + c->preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
-		r = cv_error_errno(&err, "close_range");
-		goto fail;
-	}
-	for (int fd = 3; fd < 3 + c->preserve_fds; fd++) {
-		int fl = fcntl(fd, F_GETFD);
-		if (fl >= 0)
-			(void)fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
-	}
-	r = cv_sync_send(c->sync_fd, CV_SYNC_READY, 0, NULL, 0, -1, &err);
-	if (r < 0)
-		_exit(1);
-
-	if (c->exec_fifo_fd >= 0) {
-		r = wait_exec_fifo(c->exec_fifo_fd, &err);
-	} else if (c->no_start_wait) {
-		r = 0;
-	} else {
-		struct cv_sync_msg m = { .fd = -1 };
-		r = cv_sync_expect(c->sync_fd, CV_SYNC_START, &m, &err);
-		cv_sync_msg_release(&m);
-	}
-	if (r < 0)
-		goto fail;
-	if (c->spec->hooks && c->spec->hooks->start_container.len) {
-		r = cv_hooks_run(&c->spec->hooks->start_container, "startContainer", start_state, &err);
-		if (r < 0)
-			goto fail;
-	}
-	/* Last, as a change of credentials clears it; a runtime that died
-	 * before shows as the hang-up of its end of the sync socket. */
-	if (c->die_with_parent) {
-		struct pollfd pf = { c->sync_fd, POLLIN, 0 };
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
-			r = cv_error_errno(&err, "prctl PR_SET_PDEATHSIG");
-			goto fail;
-		}
-		if (poll(&pf, 1, 0) != 0)
-			_exit(1);
-	}
-	if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		r = cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");
-		goto fail;
-	}
-	if (c->seccomp && p->no_new_privileges && !notify_late) {
-		int notify = -1;
-		r = cv_seccomp_load(c->seccomp, &notify, &err);
-		if (r < 0) {
-			cv_error_prefix(&err, "seccomp");
-			goto fail;
-		}
-	}
-	if (c->init) /* returns only when the program could not start */
-		r = cv_init_exec(exe, p->args.v, envp, c->init_status_fd, p->terminal, &err);
-	else if (execve(exe, p->args.v, envp) < 0)
-		r = cv_error_errno(&err, "exec `%s`", exe);
+	struct cv_process_finish f = {
+		.p = c->spec->process,
+		.linux_ = c->spec->linux_,
+		.seccomp = c->seccomp,
+		.sync_fd = c->sync_fd,
+		.keep_fds = c->preserve_fds,
+		.in_userns = ((c->plan->new_flags | c->plan->join_flags) & CLONE_NEWUSER) != 0,
+		.extra_env = extra,
+		.before_exec = create_wait,
+		.arg = &w,
+		.init = c->init,
+		.init_status_fd = c->init_status_fd,
+	};
+	cv_process_finish(&f);
 fail:
 	cv_sync_send_error(c->sync_fd, err);
+	_exit(127);
+}
+
+void cv_exec_child_main(const struct cv_exec_child_config *x)
+{
+	cleanup_error cv_error_t err = NULL;
+	const oci_process *p = x->p;
+	struct cv_sync_msg m = { .fd = -1 };
+
+	/* Nothing runs before the runtime has put us in the container's cgroup
+	 * (joining a v1 cpuset resets the cpu affinity, among others). */
+	int r = cv_sync_expect(x->sync_fd, CV_SYNC_CONTINUE, &m, &err);
+	cv_sync_msg_release(&m);
+	if (r < 0)
+		goto fail;
+	if (x->ns_flags && setns(x->init_pidfd, x->ns_flags) < 0) {
+		cv_error_errno(&err, "join the container's namespaces");
+		goto fail;
+	}
+	if (x->root_fd >= 0 && (fchdir(x->root_fd) < 0 || chroot(".") < 0 || chdir("/") < 0)) {
+		cv_error_errno(&err, "chroot to the container's root");
+		goto fail;
+	}
+	if (setsid() < 0) {
+		cv_error_errno(&err, "setsid");
+		goto fail;
+	}
+	if (p->terminal) {
+		cleanup_close int master = -1;
+		if (cv_console_setup(p->has_console_size ? p->console_height : 0,
+				     p->has_console_size ? p->console_width : 0, p->user.uid, &master, &err) < 0 ||
+		    cv_sync_send(x->sync_fd, CV_SYNC_CONSOLE, 0, NULL, 0, master, &err) < 0)
+			goto fail;
+	}
+	struct cv_process_finish f = {
+		.p = p,
+		.linux_ = x->linux_,
+		.seccomp = x->seccomp,
+		.sync_fd = x->sync_fd,
+		.keep_fds = x->preserve_fds,
+		.in_userns = x->userns,
+		.exec_cpu_affinity = true,
+		.init_status_fd = -1,
+	};
+	cv_process_finish(&f);
+fail:
+	cv_sync_send_error(x->sync_fd, err);
 	_exit(127);
 }
 

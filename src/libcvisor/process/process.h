@@ -1,7 +1,8 @@
-/* The container process's own setup, run in the cloned child: namespaces,
- * rootfs, console, process attributes, credentials, capabilities, seccomp,
- * then a wait for `start` and execve. Every failure is sent to the parent
- * over the sync socket; the child then exits. */
+/* The container process, run in the cloned child: create's (namespaces,
+ * rootfs, console, then a wait for `start`) and exec's (the container's
+ * namespaces, console), both ending in the one path that finishes a
+ * process (cv_process_finish). Every failure is sent to the parent over
+ * the sync socket; the child then exits. */
 #ifndef CVISOR_PROCESS_H
 #define CVISOR_PROCESS_H
 
@@ -43,21 +44,57 @@ struct cv_child_config {
 	int init_status_fd;        /* the init's status fd, or -1 */
 };
 
+/* create's and run's container process, from its clone to execve. */
 __attribute__((noreturn)) void cv_child_main(const struct cv_child_config *c);
 
-/* execvp-like lookup of file in the PATH of env (or the default PATH):
- * the result is malloc'd. Shared with exec. */
-int cv_find_executable(const char *file, char *const *env, char **out, cv_error_t *err);
-/* Sets the final credentials: groups, gid, uid (keeping capabilities over
- * the switch), then the capability sets. */
-/* After loading a filter: when notify_fd >= 0, tells the runtime its
- * number (write only; the runtime takes it with pidfd_getfd and hands it
- * to the agent), waits until that is done, and closes it. */
-int cv_seccomp_hand_off(int sync_fd, int notify_fd, cv_error_t *err);
-/* Drops the bounding set, sets the groups (none unless additionalGids),
- * ids and capabilities of P. IN_USERNS: setgroups may be denied there (an
- * unprivileged caller's maps); the groups then stay as they are. */
-int cv_process_set_user_caps(const oci_process *p, bool in_userns, cv_error_t *err);
+struct cv_exec_child_config {
+	const oci_process *p;
+	const oci_linux *linux_;   /* the container's */
+	int init_pidfd;            /* the container's init, for its namespaces */
+	int ns_flags;              /* every namespace of the container except pid */
+	int root_fd;               /* without a mount namespace: the root to chroot to, else -1 */
+	bool userns;
+	int sync_fd;
+	int preserve_fds;
+	const struct cv_seccomp *seccomp;
+};
+
+/* exec's process, cloned into the container's pid namespace: its other
+ * namespaces (or its root), its console, then cv_process_finish. */
+__attribute__((noreturn)) void cv_exec_child_main(const struct cv_exec_child_config *x);
+
+/* The last steps of every container process, create's and exec's alike,
+ * in runc's order: the environment; rlimits, oomScoreAdj, scheduler, I/O
+ * priority, personality; the AppArmor profile and SELinux label (before
+ * no_new_privs, which would forbid the transition); umask; the fds kept
+ * over execve; exec's execCPUAffinity.final; without noNewPrivileges the
+ * seccomp filter (it then needs CAP_SYS_ADMIN, so before the ids change);
+ * groups, gid, uid and the capability sets; cwd; the program's path;
+ * before_exec (create's wait for start); no_new_privs; with
+ * noNewPrivileges the filter, as late as possible (a NOTIFY one before
+ * before_exec, while the runtime still listens); execve, or the init
+ * (init.h) that starts the program. Never returns: a failure is sent to
+ * the runtime over sync_fd, then _exit(127). */
+struct cv_process_finish {
+	const oci_process *p;
+	const oci_linux *linux_;   /* personality */
+	const struct cv_seccomp *seccomp;
+	int sync_fd;
+	int keep_fds;              /* fds 3 .. 3+keep_fds-1 stay open over execve */
+	/* in a user namespace, where setgroups may be denied (an unprivileged
+	 * caller's maps): the groups then stay as they are */
+	bool in_userns;
+	bool exec_cpu_affinity;    /* apply process.execCPUAffinity.final (exec) */
+	char *const *extra_env;    /* after process.env (LISTEN_FDS), or NULL */
+	/* create's READY and wait for start, once the credentials are final;
+	 * may be NULL */
+	int (*before_exec)(void *arg, cv_error_t *err);
+	void *arg;
+	bool init;                 /* stay as PID 1 and start the program (init.h) */
+	int init_status_fd;        /* the init's status fd, or -1 */
+};
+__attribute__((noreturn)) void cv_process_finish(const struct cv_process_finish *f);
+
 /* Waits for our child pid, forwarding the runtime's signals to it; the exit
  * status is 128+signal when it was killed. */
 int cv_wait_forwarding(pid_t pid, int pidfd, int *exit_status, cv_error_t *err);

@@ -26,7 +26,7 @@ int cv_seccomp_load(const struct cv_seccomp *f, int *notify_fd, cv_error_t *err)
 int cv_seccomp_send_listener(const char *listener_path, int notify_fd, int pid, const char *state_json,
 			     const char *metadata, cv_error_t *err);
 /* The listener fd of a container process's notify filter: taken from it
- * (pidfd_getfd of CHILD_FD, the number it sent, see cv_seccomp_hand_off) and
+ * (pidfd_getfd of CHILD_FD, the number it sent, see load_seccomp in finish.c) and
  * handed to the agent at the profile's listenerPath with STATE_JSON. */
 int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, int pid, const char *state_json,
 			     cv_error_t *err);

@@ -43,7 +43,7 @@ int cv_seccomp_send_listener(const char *listener_path, int notify_fd, int pid, 
 }
 
 /* The listener fd of a container process's notify filter: taken from it
- * with pidfd_getfd (it only wrote the number, see cv_seccomp_hand_off) and
+ * with pidfd_getfd (it only wrote the number, see load_seccomp in finish.c) and
  * handed to the agent at listenerPath; our copy is closed here. */
 int cv_seccomp_take_listener(int pidfd, int child_fd, const oci_seccomp *profile, int pid, const char *state_json,
 			     cv_error_t *err)
