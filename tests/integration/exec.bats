@@ -75,6 +75,17 @@ teardown() {
 	[[ "$output" == *"stopped"* ]]
 }
 
+@test "exec --apparmor / --process-label the host cannot apply are errors naming the field" {
+	run cvisor exec --apparmor cvisor-no-such-profile "$CV_ID" true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'process.apparmorProfile "cvisor-no-such-profile"'* ]]
+	run cvisor exec --process-label cvisor_no_such_label "$CV_ID" true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'process.selinuxLabel "cvisor_no_such_label"'* ]]
+	run cvisor exec "$CV_ID" true
+	[ "$status" -eq 0 ]
+}
+
 # exec_on_pty [EXEC-FLAGS...] -- CMD...: `cvisor exec -t -d` through a console
 # socket; what CMD writes to its pty ends up in $CV_TMP/tty.out.
 exec_on_pty() {

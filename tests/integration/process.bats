@@ -86,6 +86,25 @@ incontainer() {
 	[ ! -e "$CV_ROOT/$CV_ID" ]
 }
 
+@test "an AppArmor profile or SELinux label the host cannot apply is an error naming the field" {
+	# No such profile or label exists on any host; without the LSM the
+	# runtime says so before it makes anything, with it the write fails.
+	update_config '.process.apparmorProfile = "cvisor-no-such-profile"'
+	run cvisor run "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'process.apparmorProfile "cvisor-no-such-profile"'* ]]
+	[ ! -e "$CV_ROOT/$CV_ID" ]
+	update_config '.process.apparmorProfile = "" | .process.selinuxLabel = "cvisor_no_such_label"'
+	run cvisor run "$CV_ID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'process.selinuxLabel "cvisor_no_such_label"'* ]]
+	[ ! -e "$CV_ROOT/$CV_ID" ]
+	# empty means none
+	update_config '.process.selinuxLabel = "" | .process.args = ["true"]'
+	run cvisor run "$CV_ID"
+	[ "$status" -eq 0 ]
+}
+
 @test "noNewPrivileges and oomScoreAdj" {
 	update_config '.process.noNewPrivileges = true | .process.oomScoreAdj = 500'
 	incontainer 'grep NoNewPrivs /proc/self/status; cat /proc/self/oom_score_adj'

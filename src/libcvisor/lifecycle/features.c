@@ -153,9 +153,9 @@ int cvisor_features_json(const char *build_features, char **json, cvisor_error *
 	f.linux_.seccomp.known_flags = OCI_CSTRV(seccomp_flags);
 	f.linux_.seccomp.supported_flags = OCI_CSTRV(seccomp_flags);
 	f.linux_.apparmor.present = true;
-	f.linux_.apparmor.enabled = (oci_opt_bool){ true, false };
+	f.linux_.apparmor.enabled = (oci_opt_bool){ true, true };
 	f.linux_.selinux.present = true;
-	f.linux_.selinux.enabled = (oci_opt_bool){ true, false };
+	f.linux_.selinux.enabled = (oci_opt_bool){ true, true };
 	f.linux_.mount_extensions.present = true;
 	f.linux_.mount_extensions.idmap_present = true;
 	f.linux_.mount_extensions.idmap_enabled = (oci_opt_bool){ true, true };

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <linux/magic.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/statfs.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -199,9 +201,32 @@ int cv_lsm_apply(const oci_process *p, cv_error_t *err)
 	return 0;
 }
 
+/* As runc decides: AppArmor is on when its module says so, SELinux when
+ * selinuxfs is mounted. */
+static bool apparmor_enabled(void)
+{
+	char c = 0;
+	cleanup_close int fd = open("/sys/module/apparmor/parameters/enabled", O_RDONLY | O_CLOEXEC);
+	return fd >= 0 && read(fd, &c, 1) == 1 && c == 'Y';
+}
+
+static bool selinux_enabled(void)
+{
+	struct statfs sf;
+	return statfs("/sys/fs/selinux", &sf) == 0 && sf.f_type == SELINUX_MAGIC;
+}
+
 int cv_attrs_validate(const oci_process *p, const oci_linux *linux_, cv_error_t *err)
 {
 	if (p) {
+		/* A profile or label the host cannot apply is an error, never a
+		 * silent skip (runc's rule). */
+		if (p->apparmor_profile && *p->apparmor_profile && !apparmor_enabled())
+			return cv_error(err, EINVAL, "process.apparmorProfile \"%s\": AppArmor is not enabled on this host",
+					p->apparmor_profile);
+		if (p->selinux_label && *p->selinux_label && !selinux_enabled())
+			return cv_error(err, EINVAL, "process.selinuxLabel \"%s\": SELinux is not enabled on this host",
+					p->selinux_label);
 		for (size_t i = 0; i < p->rlimits_len; i++)
 			if (rlimit_from_name(p->rlimits[i].type) < 0)
 				return cv_error(err, EINVAL, "process.rlimits[%zu].type: unknown rlimit \"%s\"",
