@@ -86,6 +86,16 @@ teardown() {
 	[ "$status" -eq 0 ]
 }
 
+@test "exec runs with the container's personality" {
+	[ "$(uname -m)" = x86_64 ] || skip "x86_64 only"
+	cvisor delete -f "$CV_ID"
+	update_config '.linux.personality = {"domain": "LINUX32"}'
+	cvisor run -d "$CV_ID" </dev/null >/dev/null 2>&1
+	run cvisor exec "$CV_ID" uname -m
+	[ "$status" -eq 0 ]
+	[ "$output" = i686 ]
+}
+
 # exec_on_pty [EXEC-FLAGS...] -- CMD...: `cvisor exec -t -d` through a console
 # socket; what CMD writes to its pty ends up in $CV_TMP/tty.out.
 exec_on_pty() {
