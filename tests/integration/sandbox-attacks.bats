@@ -201,6 +201,30 @@ attack_setid_files() {
 # point inside: renaming or removing it fails (EBUSY), within a run and so
 # across runs.
 
+# Item 2's audit: what the supervisor touches after the run (the bundles
+# beside the state root, its lock file; a later command's state) must not be
+# the program's to plant. A state root in a writable area is refused, before
+# anything is made.
+@test "attack 2 (root caller): a state root inside the workspace or a writable path is refused, nothing made" {
+	requires_root
+	local ws="$ATK/ws"
+	mkdir -p "$ws" "$ATK/w"
+	run "$CVISOR" --root "$ws/state" do --workspace "$ws" -- true
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--root \`$ws/state\`: "*"inside \`$ws\`"* ]]
+	[ ! -e "$ws/state" ]
+	[ ! -e "$ws/state-sandbox" ]
+	# deeper, below a writable path, not made yet
+	run "$CVISOR" --root "$ATK/w/a/b/state" do --workspace "$ws" --writable "$ATK/w" -- true
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"inside \`$ATK/w\`"* ]]
+	[ ! -e "$ATK/w/a" ]
+	# beside them it runs
+	run "$CVISOR" --root "$ATK/state" do --workspace "$ws" --writable "$ATK/w" -- true
+	[ "$status" -eq 0 ]
+	"$CVISOR" --root "$ATK/state" gc >/dev/null 2>&1 || true
+}
+
 attack_deny_rename() {
 	local ws="$ATK/ws"
 	as_who mkdir -p "$ws/.git/hooks" "$ws/config" "$ws/src/gen/out"

@@ -164,6 +164,22 @@ static bool under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+const char *cv_sandbox_writable_holding(const oci_spec *spec, const char *path)
+{
+	for (size_t i = 0; i < spec->mounts_len; i++) {
+		const oci_mount *m = &spec->mounts[i];
+		bool ro = false;
+		if (!m->type || strcmp(m->type, "bind") != 0 || !m->destination)
+			continue;
+		for (size_t k = 0; k < m->options.len; k++)
+			ro = ro || strcmp(m->options.v[k], "ro") == 0;
+		/* a bind at its own host path: the destination is the host path */
+		if (!ro && under(path, m->destination))
+			return m->destination;
+	}
+	return NULL;
+}
+
 /* ---- environment ---- */
 
 static bool name_matches(const char *pattern, const char *entry)

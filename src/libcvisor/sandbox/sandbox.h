@@ -138,6 +138,10 @@ int cv_sandbox_host_init(struct cv_sandbox_host *host, bool find_slirp, cv_error
 int cv_sandbox_spec(const cv_policy *policy, const struct cv_sandbox_host *host, char *const *args,
 		    oci_spec **out, cv_error_t *err);
 
+/* The writable bind of SPEC (workspace or writable path, bound at its host
+ * path) that holds the host path PATH, or NULL. */
+const char *cv_sandbox_writable_holding(const oci_spec *spec, const char *path);
+
 /* The keys set in P that only the supervisor of `cvisor do` enforces
  * (timeout, max_output_bytes, require_limits): `spec --policy` records them
  * as annotations, which `cvisor run` does not act on. Writes them to BUF as

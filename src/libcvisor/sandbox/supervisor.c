@@ -474,6 +474,39 @@ static void run_release(struct run *R)
 	oci_spec_free(R->built);
 }
 
+/* The state root and the bundles beside it are the runtime's: a program
+ * that could write there could plant what the supervisor and the watcher
+ * read, remove or lock after the run, or forge a container's state for a
+ * later command. Checked on the resolved paths, before anything is made. */
+static int check_state_root(const struct cvisor_context *ctx, const char *bundles, const oci_spec *spec,
+			    cv_error_t *err)
+{
+	cleanup_free char *root = NULL;
+	if (cv_context_root(ctx, &root, err) < 0)
+		return -1;
+	const char *mine[] = { root, bundles };
+	for (size_t k = 0; k < 2; k++) {
+		/* a path that does not exist yet: its deepest existing parent */
+		cleanup_free char *probe = strdup(mine[k]), *real = NULL;
+		if (!probe)
+			return cv_error(err, ENOMEM, "sandbox");
+		while (!(real = realpath(probe, NULL)) && errno == ENOENT && strcmp(probe, "/") != 0) {
+			char *slash = strrchr(probe, '/');
+			if (slash == probe)
+				slash[1] = '\0';
+			else
+				*slash = '\0';
+		}
+		const char *w = cv_sandbox_writable_holding(spec, real ? real : mine[k]);
+		if (w)
+			return cv_error(err, EINVAL,
+					"--root `%s`: `%s` is inside `%s`, which the sandboxed program may write: "
+					"use a state root outside the workspace and writable paths",
+					root, mine[k], w);
+	}
+	return 0;
+}
+
 /* The container's bundle is the bundles directory: root.path is absolute
  * (the host's "/" or the policy's rootfs) and config.json a memfd, so a run
  * makes no file of its own there. */
@@ -482,6 +515,15 @@ static int make_bundle(struct run *R, const cv_policy *policy, char *const *args
 	if (bundles_dir(R->ctx, &R->bundle, err) < 0)
 		return -1;
 	const char *dir = R->bundle;
+
+	struct cv_sandbox_host host;
+	cleanup_spec oci_spec *spec = NULL;
+	cleanup_free char *json = NULL;
+	size_t len = 0;
+	if (cv_sandbox_host_init(&host, policy->network == CV_POLICY_NET_OUTBOUND, err) < 0 ||
+	    cv_sandbox_spec(policy, &host, args, &spec, err) < 0 || check_state_root(R->ctx, dir, spec, err) < 0)
+		return -1;
+
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return cv_error_errno(err, "create `%s`", dir);
 	/* the pid in the id is the byte of LIVE_FILE we hold (see cv_sandbox_gc) */
@@ -489,14 +531,6 @@ static int make_bundle(struct run *R, const cv_policy *policy, char *const *args
 	R->lockfd = live_fd(dir);
 	if (R->lockfd < 0 || live_lock(R->lockfd, getpid(), F_WRLCK, F_OFD_SETLKW) < 0)
 		return cv_error_errno(err, "lock `%s/" LIVE_FILE "`", dir);
-
-	struct cv_sandbox_host host;
-	cleanup_spec oci_spec *spec = NULL;
-	cleanup_free char *json = NULL;
-	size_t len = 0;
-	if (cv_sandbox_host_init(&host, policy->network == CV_POLICY_NET_OUTBOUND, err) < 0 ||
-	    cv_sandbox_spec(policy, &host, args, &spec, err) < 0)
-		return -1;
 	if (R->tty >= 0) {
 		struct winsize ws;
 		spec->process->terminal = true;
