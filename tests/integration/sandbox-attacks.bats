@@ -468,6 +468,16 @@ attack_storage() {
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 65536 ]
 	[ "${lines[1]}" = 65536 ]
+	# the report says what the run stored (a page rounds each file up)
+	run atk do --report "$ATK/report.json" -- sh -c 'head -c 3000000 /dev/zero >/tmp/f; head -c 1000000 /dev/zero >f'
+	[ "$status" -eq 0 ]
+	[ "$(jq '.storage_bytes.tmp >= 3000000 and .storage_bytes.tmp < 3100000' "$ATK/report.json")" = true ]
+	[ "$(jq '.storage_bytes.workspace >= 1000000 and .storage_bytes.workspace < 1100000' "$ATK/report.json")" = true ]
+	# a host workspace is not the sandbox's storage
+	mkdir "$ATK/hostws"
+	run atk do --workspace "$ATK/hostws" --report "$ATK/report.json" -- true
+	[ "$status" -eq 0 ]
+	[ "$(jq -c .storage_bytes "$ATK/report.json")" = '{"tmp":0,"workspace":null}' ]
 }
 
 @test "attack 8 (unprivileged caller): /tmp and the private workspace are bounded" {

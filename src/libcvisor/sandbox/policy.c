@@ -800,6 +800,19 @@ int cv_sandbox_report_emit(const cv_sandbox_report *r, char **out, size_t *out_l
 		jw_u64(&w, r->peak_memory);
 	else
 		jw_null(&w);
+	jw_key(&w, "storage_bytes");
+	jw_open(&w);
+	jw_key(&w, "tmp");
+	if (r->tmp_used_known)
+		jw_u64(&w, r->tmp_used);
+	else
+		jw_null(&w);
+	jw_key(&w, "workspace");
+	if (r->workspace_used_known)
+		jw_u64(&w, r->workspace_used);
+	else
+		jw_null(&w);
+	jw_close(&w);
 	jw_close(&w);
 	if (jw_finish(&w, out, out_len, err) < 0)
 		return cv_error_prefix(err, "report");

@@ -115,6 +115,10 @@ typedef struct {
 	uint64_t cpu_ms;
 	bool peak_memory_known;
 	uint64_t peak_memory;  /* bytes */
+	/* bytes in use at the end of the run in /tmp and in the private
+	 * workspace (tmpfs of the sandbox's own; unknown: not measured) */
+	bool tmp_used_known, workspace_used_known;
+	uint64_t tmp_used, workspace_used;
 } cv_sandbox_report;
 
 int cv_sandbox_report_emit(const cv_sandbox_report *r, char **out, size_t *out_len, cv_error_t *err);

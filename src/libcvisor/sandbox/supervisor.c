@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -402,6 +405,37 @@ static int stdio_pipe(int fds[2], cv_error_t *err)
 	return 0;
 }
 
+/* ---- storage ---- */
+
+/* The sandbox's tmpfs at PATH (relative to its root), through its init's
+ * root, or -1 (a non-root caller's init is not dumpable: no access). What
+ * the program can do there changes nothing: a mount point cannot be
+ * renamed or replaced, and the program has no capability to mount. The
+ * open fd keeps the tmpfs for the reading at the end. */
+static int open_storage(pid_t init, const char *path)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "/proc/%d/root/%s", (int)init, path);
+	int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct statfs st;
+	if (fd >= 0 && (fstatfs(fd, &st) < 0 || st.f_type != TMPFS_MAGIC)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		cv_debug("sandbox: no storage figure for /%s", path);
+	return fd;
+}
+
+static bool storage_used(int fd, uint64_t *out)
+{
+	struct statfs st;
+	if (fd < 0 || fstatfs(fd, &st) < 0)
+		return false;
+	*out = (uint64_t)(st.f_blocks - st.f_bfree) * (uint64_t)st.f_bsize;
+	return true;
+}
+
 /* ---- one run ---- */
 
 enum { RELAY_IN, RELAY_OUT, RELAY_ERR, RELAY_PTY, NRELAYS };
@@ -429,6 +463,9 @@ struct run {
 	struct cv_transient t; /* the container once it runs, until destroyed */
 	oci_spec *built;       /* cv_sandbox_spec's, until the runtime takes it */
 	cv_error_t watcher_err; /* start_watcher's, when watcher is -1 */
+	/* the sandbox's /tmp and private workspace, held open so that their
+	 * use can be read when the run is over (--report), or -1 */
+	int tmp_fd, ws_fd;
 };
 
 /* Once the program is gone: a signal still pending was meant for it, and
@@ -467,6 +504,10 @@ static void run_release(struct run *R)
 		close(R->lockfd);
 	if (R->configfd >= 0)
 		close(R->configfd);
+	if (R->tmp_fd >= 0)
+		close(R->tmp_fd);
+	if (R->ws_fd >= 0)
+		close(R->ws_fd);
 	free(R->bundle);
 	cv_error_release(&R->watcher_err);
 	cv_container_free(R->t.c);
@@ -716,7 +757,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 		  cv_sandbox_report *rep, cv_error_t *err)
 {
 	struct run R = { .ctx = ctx, .lockfd = -1, .configfd = -1, .watch_fd = -1, .watcher = -1, .tty = -1,
-			 .sigfd = -1,
+			 .sigfd = -1, .tmp_fd = -1, .ws_fd = -1,
 			 .t = { .stdio = { -1, -1, -1 }, .pidfd = -1, .console_master = -1, .init_status = -1 } };
 	for (int i = 0; i < NRELAYS; i++)
 		R.relay[i] = (struct cv_relay)CV_RELAY_INIT;
@@ -753,6 +794,11 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	}
 	if (start_stdio(&R, policy, err) < 0)
 		goto out;
+	if (figures) {
+		R.tmp_fd = open_storage(pid, "tmp");
+		if (!policy->workspace)
+			R.ws_fd = open_storage(pid, CV_SANDBOX_PRIVATE_WORKSPACE + 1);
+	}
 
 	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
 	int status = 0;
@@ -828,8 +874,11 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 		rep->stderr_truncated |= R.relay[RELAY_PTY].truncated;
 	else
 		rep->stdout_truncated |= R.relay[RELAY_PTY].truncated;
-	if (figures)
+	if (figures) {
 		read_cgroup_figures(&R.t.c->state->cgroup_paths, rep);
+		rep->tmp_used_known = storage_used(R.tmp_fd, &rep->tmp_used);
+		rep->workspace_used_known = storage_used(R.ws_fd, &rep->workspace_used);
+	}
 	if (!rep->cpu_known) {
 		rep->cpu_known = true;
 		rep->cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
