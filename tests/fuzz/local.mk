@@ -11,7 +11,7 @@ FUZZ_CODE = \
 	$(top_srcdir)/oci/json-tree.c $(top_srcdir)/oci/json-read.c $(top_srcdir)/oci/json-write.c \
 	$(top_srcdir)/oci/spec-parse.c $(top_srcdir)/oci/spec-validate.c $(top_srcdir)/oci/spec-emit.c \
 	$(top_srcdir)/oci/spec-free.c $(top_srcdir)/oci/spec-equal.c $(top_srcdir)/oci/state.c \
-	$(top_srcdir)/src/libcvisor/base/error.c
+	$(top_srcdir)/src/libcvisor/base/error.c $(top_srcdir)/src/libcvisor/base/io.c
 
 tests/fuzz/fuzz_%: $(top_srcdir)/tests/fuzz/fuzz_%.c $(FUZZ_CODE) $(top_srcdir)/oci/spec.h $(top_srcdir)/oci/state.h $(top_srcdir)/oci/json.h
 	@$(MKDIR_P) tests/fuzz
