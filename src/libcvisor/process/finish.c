@@ -16,9 +16,11 @@
 #include "cleanup.h"
 #include "find-program.h"
 #include "fs/safe-path.h"
+#include "io.h"
 #include "log.h"
 #include "process/caps.h"
 #include "process/init.h"
+#include "process/passwd.h"
 #include "process/process-attrs.h"
 #include "process/process.h"
 #include "process/sync.h"
@@ -150,19 +152,58 @@ static int keep_only_fds(int keep, cv_error_t *err)
 	return 0;
 }
 
-/* process.env, then EXTRA. */
-static int build_env(const oci_process *p, char *const *extra, char ***out, cv_error_t *err)
+/* The home directory of UID in the container's /etc/passwd (we are in its
+ * root), malloc'd; "/" when it has no entry or no readable database, as
+ * runc and crun do. The file is the image's: opened without blocking (a
+ * FIFO there would hold the start), a regular file only, read whole up to
+ * a bound. */
+static char *container_home(uid_t uid)
+{
+	cleanup_close int fd = open("/etc/passwd", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	cleanup_free char *data = NULL;
+	struct stat st;
+	size_t len;
+	cleanup_error cv_error_t e = NULL;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    cv_read_fd(fd, "/etc/passwd", 16u << 20, &data, &len, &e) == 0) {
+		for (char *line = data, *next; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			const char *name, *home;
+			if (cv_passwd_line_match(line, uid, &name, &home) && *home)
+				return strdup(home);
+		}
+	}
+	return strdup("/");
+}
+
+/* process.env, then EXTRA; HOME from the container's /etc/passwd when
+ * neither has one (programs that read it crash without). HOME_BUF keeps
+ * that string. */
+static int build_env(const oci_process *p, char *const *extra, char ***out, char **home_buf, cv_error_t *err)
 {
 	size_t n = p->env.len, next = 0, k = 0;
+	bool has_home = false;
 	while (extra && extra[next])
 		next++;
-	char **env = calloc(n + next + 1, sizeof(char *));
+	char **env = calloc(n + next + 2, sizeof(char *));
 	if (!env)
 		return cv_error(err, ENOMEM, "env");
 	for (size_t i = 0; i < n; i++)
 		env[k++] = p->env.v[i];
 	for (size_t i = 0; i < next; i++)
 		env[k++] = extra[i];
+	for (size_t i = 0; i < k; i++)
+		has_home = has_home || strncmp(env[i], "HOME=", 5) == 0;
+	if (!has_home) {
+		cleanup_free char *home = container_home(p->user.uid);
+		if (!home || asprintf(home_buf, "HOME=%s", home) < 0) {
+			free(env);
+			return cv_error(err, ENOMEM, "env");
+		}
+		env[k++] = *home_buf;
+	}
 	env[k] = NULL;
 	*out = env;
 	return 0;
@@ -172,10 +213,10 @@ void cv_process_finish(const struct cv_process_finish *f)
 {
 	cleanup_error cv_error_t err = NULL;
 	const oci_process *p = f->p;
-	char *exe = NULL, **envp = NULL;
+	char *exe = NULL, **envp = NULL, *home = NULL;
 	bool seccomp_loaded = false;
 
-	if (build_env(p, f->extra_env, &envp, &err) < 0)
+	if (build_env(p, f->extra_env, &envp, &home, &err) < 0)
 		goto fail;
 	if (cv_rlimits_apply(p, &err) < 0 || cv_oom_score_adj_apply(p, &err) < 0 ||
 	    cv_scheduler_apply(p, &err) < 0 || cv_io_priority_apply(p, &err) < 0 ||
