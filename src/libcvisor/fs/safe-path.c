@@ -35,6 +35,18 @@ static int sys_openat2(int dirfd, const char *path, int flags, mode_t mode, uint
 
 static atomic_bool openat2_missing; /* learnt once, by any thread */
 
+/* Whether to take the fallback after openat2 failed with E: ENOSYS (no
+ * such call, learnt for good), or EPERM, the default errno of a seccomp
+ * profile written before openat2 existed, loaded in the container process
+ * before its last steps (issue 14.1): for that call only. openat2 itself
+ * has no EPERM for the flags used here. */
+static bool openat2_unusable(int e)
+{
+	if (e == ENOSYS)
+		openat2_missing = true;
+	return e == ENOSYS || e == EPERM;
+}
+
 int cv_path_clean(const char *in, char *out, size_t outlen)
 {
 	size_t n = 0;
@@ -201,9 +213,8 @@ static int open_in_root_raw(int rootfd, const char *path, int flags, mode_t mode
 		int fd = sys_openat2(rootfd, path, flags, mode, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 		if (fd >= 0)
 			return fd;
-		if (errno != ENOSYS)
+		if (!openat2_unusable(errno))
 			return -errno;
-		openat2_missing = true;
 	}
 	return walk_in_root(rootfd, path, flags, mode);
 }
@@ -225,9 +236,8 @@ static int open_beneath(int dirfd, const char *name, int flags, mode_t mode)
 				     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 		if (fd >= 0)
 			return fd;
-		if (errno != ENOSYS)
+		if (!openat2_unusable(errno))
 			return -errno;
-		openat2_missing = true;
 	}
 	int fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
 	return fd < 0 ? -errno : fd;
@@ -429,7 +439,7 @@ int cv_procfs_open(const char *subpath, int flags, cv_error_t *err)
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
 	int fd = (int)syscall(SYS_openat2, root, subpath, &how, sizeof how);
-	if (fd < 0 && errno == ENOSYS)
+	if (fd < 0 && openat2_unusable(errno))
 		fd = openat(root, subpath, flags | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return cv_error_errno(err, "open `/proc/%s`", subpath);
