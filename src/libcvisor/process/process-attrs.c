@@ -97,7 +97,10 @@ static int sched_flags_from_names(const oci_strv *names, uint64_t *out, cv_error
 }
 
 /* "0-3,7": a kernel-style cpu list. NULL or "" gives *set NULL (no change). */
-int cv_cpu_list_parse(const char *list, const char *field, cpu_set_t **set, size_t *size, cv_error_t *err)
+/* A list of numbers and ranges ("0-3,7") into a CPU_ALLOC'd set; WHAT
+ * ("cpu", "node") names the list's kind in errors. */
+static int id_list_parse(const char *list, const char *field, const char *what, cpu_set_t **set, size_t *size,
+			 cv_error_t *err)
 {
 	unsigned long max = 0;
 	*set = NULL;
@@ -151,7 +154,17 @@ bad:
 		CPU_FREE(*set);
 		*set = NULL;
 	}
-	return cv_error(err, EINVAL, "%s: invalid cpu list \"%s\" (expected e.g. \"0-3,7\")", field, list);
+	return cv_error(err, EINVAL, "%s: invalid %s list \"%s\" (expected e.g. \"0-3,7\")", field, what, list);
+}
+
+int cv_cpu_list_parse(const char *list, const char *field, cpu_set_t **set, size_t *size, cv_error_t *err)
+{
+	return id_list_parse(list, field, "cpu", set, size, err);
+}
+
+int cv_node_list_parse(const char *list, const char *field, cpu_set_t **set, size_t *size, cv_error_t *err)
+{
+	return id_list_parse(list, field, "node", set, size, err);
 }
 
 int cv_cpu_affinity_apply(const char *list, const char *field, cv_error_t *err)

@@ -20,6 +20,9 @@ int cv_scheduler_apply(const oci_process *p, cv_error_t *err);
 /* execCPUAffinity: a cpu list ("0-3,7") into a CPU_ALLOC'd set (NULL for
  * an empty or absent list); FIELD names it in errors. */
 int cv_cpu_list_parse(const char *list, const char *field, cpu_set_t **set, size_t *size, cv_error_t *err);
+/* The same for a NUMA node list (linux.memoryPolicy.nodes): a cpu_set_t's
+ * bits are laid out as the kernel's nodemask (unsigned longs). */
+int cv_node_list_parse(const char *list, const char *field, cpu_set_t **set, size_t *size, cv_error_t *err);
 /* sched_setaffinity of the calling process to LIST; nothing when empty. */
 int cv_cpu_affinity_apply(const char *list, const char *field, cv_error_t *err);
 static inline void cv_cpuset_freep(cpu_set_t **s)
