@@ -37,6 +37,7 @@
 #include "lifecycle/hooks.h"
 #include "process/init.h"
 #include "log.h"
+#include "process/mempolicy.h"
 #include "process/namespaces.h"
 #include "process/passwd.h"
 #include "process/process-attrs.h"
@@ -368,6 +369,7 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 	}
 	if ((r = cv_caps_validate(spec->process->capabilities, err)) < 0 ||
 	    (r = cv_attrs_validate(spec->process, spec->linux_, err)) < 0 ||
+	    (r = cv_mempolicy_validate(spec->linux_ ? spec->linux_->memory_policy : NULL, err)) < 0 ||
 	    (r = cv_ns_plan_build(spec->linux_, &w->plan, err)) < 0)
 		return r;
 	/* Without a mount namespace, the mounts are made in ours (see

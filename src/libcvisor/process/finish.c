@@ -18,6 +18,7 @@
 #include "fs/safe-path.h"
 #include "io.h"
 #include "log.h"
+#include "process/mempolicy.h"
 #include "process/caps.h"
 #include "process/init.h"
 #include "process/passwd.h"
@@ -220,7 +221,8 @@ void cv_process_finish(const struct cv_process_finish *f)
 		goto fail;
 	if (cv_rlimits_apply(p, &err) < 0 || cv_oom_score_adj_apply(p, &err) < 0 ||
 	    cv_scheduler_apply(p, &err) < 0 || cv_io_priority_apply(p, &err) < 0 ||
-	    cv_personality_apply(f->linux_, &err) < 0 || cv_lsm_apply(p, &err) < 0)
+	    cv_personality_apply(f->linux_, &err) < 0 || cv_mempolicy_apply(f->memory_policy, &err) < 0 ||
+	    cv_lsm_apply(p, &err) < 0)
 		goto fail;
 	umask(p->user.umask.set ? p->user.umask.v : 022);
 	if (keep_only_fds(f->keep_fds, &err) < 0)

@@ -405,6 +405,7 @@ void cv_child_main(const struct cv_child_config *c)
 	struct cv_process_finish f = {
 		.p = c->spec->process,
 		.linux_ = c->spec->linux_,
+		.memory_policy = c->spec->linux_ ? c->spec->linux_->memory_policy : NULL,
 		.seccomp = c->seccomp,
 		.sync_fd = c->sync_fd,
 		.keep_fds = c->preserve_fds,

@@ -65,7 +65,7 @@ __attribute__((noreturn)) void cv_exec_child_main(const struct cv_exec_child_con
 
 /* The last steps of every container process, create's and exec's alike,
  * in runc's order: the environment; rlimits, oomScoreAdj, scheduler, I/O
- * priority, personality; the AppArmor profile and SELinux label (before
+ * priority, personality, create's memory policy; the AppArmor profile and SELinux label (before
  * no_new_privs, which would forbid the transition); umask; the fds kept
  * over execve; exec's execCPUAffinity.final; without noNewPrivileges the
  * seccomp filter (it then needs CAP_SYS_ADMIN, so before the ids change);
@@ -78,6 +78,9 @@ __attribute__((noreturn)) void cv_exec_child_main(const struct cv_exec_child_con
 struct cv_process_finish {
 	const oci_process *p;
 	const oci_linux *linux_;   /* personality */
+	/* linux.memoryPolicy: create's init only, as in runc (exec's
+	 * processes keep the runtime's default policy) */
+	const oci_memory_policy *memory_policy;
 	const struct cv_seccomp *seccomp;
 	int sync_fd;
 	int keep_fds;              /* fds 3 .. 3+keep_fds-1 stay open over execve */
