@@ -265,6 +265,8 @@ expected_static_word() {
 	echo "$output" | jq -e '.linux.namespaces | index("mount") != null'
 	echo "$output" | jq -e '.linux.capabilities | index("CAP_SYS_ADMIN") != null'
 	echo "$output" | jq -e '(.mountOptions | length) > 0'
+	echo "$output" | jq -e '.linux.memoryPolicy.modes | index("MPOL_BIND") != null'
+	echo "$output" | jq -e '.linux.memoryPolicy.flags | index("MPOL_F_STATIC_NODES") != null'
 }
 
 @test "cli: update and events parse runc's flags and name bad values" {
