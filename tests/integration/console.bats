@@ -30,7 +30,10 @@ start_recvtty() {
 # Waits (at most 20 s) for recvtty to end: the pty closed or the fd arrived.
 wait_recvtty() {
 	for _ in $(seq 200); do kill -0 "$RPID" 2>/dev/null || break; sleep 0.1; done
-	! kill -0 "$RPID" 2>/dev/null || { echo "recvtty $RPID still runs after 20 s"; false; }
+	if kill -0 "$RPID" 2>/dev/null; then
+		echo "recvtty $RPID still runs after 20 s"
+		false
+	fi
 	wait "$RPID"
 }
 
