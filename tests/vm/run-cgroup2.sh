@@ -46,7 +46,7 @@ trap 'rm -rf "$tmp"' EXIT
 init=$tmp/root
 mkdir -p "$init"/bin "$init"/proc "$init"/sys "$init"/dev "$init"/lower "$init"/new "$init"/rw "$init"/ko
 cp /bin/busybox "$init"/bin/
-for applet in sh mount mkdir insmod chroot cat poweroff cp ln chmod; do ln -s busybox "$init/bin/$applet"; done
+for applet in sh mount mkdir insmod chroot cat poweroff cp ln chmod ip; do ln -s busybox "$init/bin/$applet"; done
 
 # Kernel modules the guest needs for virtio-9p and overlayfs, and a RAM disk
 # with ext4 for /tmp (below), dependencies first, stored uncompressed
@@ -94,6 +94,8 @@ mount -t tmpfs tmpfs /new/dev/shm
 ln -sf /proc/self/fd /new/dev/fd; ln -sf /proc/self/fd/0 /new/dev/stdin
 ln -sf /proc/self/fd/1 /new/dev/stdout; ln -sf /proc/self/fd/2 /new/dev/stderr
 mount -t cgroup2 cgroup2 /new/sys/fs/cgroup
+# loopback up, as on any host: tests serve on 127.0.0.1
+ip link set lo up || { echo "vm: cannot bring up lo"; poweroff -f; }
 # /tmp and /var/tmp on ext4 in RAM, as on a host: on this kernel neither
 # tmpfs nor overlayfs can be idmapped, which a root caller's cvisor do
 # workspace needs
