@@ -72,8 +72,8 @@ as_who() {
 # A unix socket server at PATH with MODE, run as $WHO, answering REPLY to
 # every connection (a fake daemon).
 start_unix_server() {
-	local path=$1 mode=$2 reply=$3
-	as_who /usr/bin/python3 -c '
+	local path=$1 mode=$2 reply=$3 code
+	code='
 import os, socket, sys
 path, mode, reply = sys.argv[1], int(sys.argv[2], 8), sys.argv[3].encode()
 s = socket.socket(socket.AF_UNIX)
@@ -85,7 +85,16 @@ while True:
     c.recv(4096)
     c.sendall(reply)
     c.close()
-' "$path" "$mode" "$reply" 3>&- &
+'
+	# exec'd in the background subshell: $! is the server itself, which
+	# teardown kills by pid (a function call would leave it orphaned)
+	(
+		set -- /usr/bin/python3 -c "$code" "$path" "$mode" "$reply"
+		if [ "$WHO" != root ]; then
+			set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+		fi
+		exec "$@"
+	) 3>&- &
 	cv_track_pid $!
 	for _ in $(seq 100); do
 		[ -S "$path" ] && return 0
