@@ -43,11 +43,11 @@ static const char *const sched_flags[] = { "SCHED_FLAG_RESET_ON_FORK", "SCHED_FL
 					  "SCHED_FLAG_UTIL_CLAMP_MAX", NULL };
 static const char *const ioprio_classes[] = { "IOPRIO_CLASS_RT", "IOPRIO_CLASS_BE", "IOPRIO_CLASS_IDLE", NULL };
 static const char *const personality_domains[] = { "LINUX", "LINUX32", NULL };
-static const char *const mpol_modes[] = { "MPOL_DEFAULT", "MPOL_BIND", "MPOL_INTERLEAVE",
-					 "MPOL_WEIGHTED_INTERLEAVE", "MPOL_PREFERRED",
-					 "MPOL_PREFERRED_MANY", "MPOL_LOCAL", NULL };
-static const char *const mpol_flags[] = { "MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES",
-					 "MPOL_F_STATIC_NODES", NULL };
+const char *const oci_mpol_modes[] = { "MPOL_DEFAULT", "MPOL_BIND", "MPOL_INTERLEAVE",
+				      "MPOL_WEIGHTED_INTERLEAVE", "MPOL_PREFERRED",
+				      "MPOL_PREFERRED_MANY", "MPOL_LOCAL", NULL };
+const char *const oci_mpol_flags[] = { "MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES",
+				      "MPOL_F_STATIC_NODES", NULL };
 static const char *const device_types[] = { "c", "b", "u", "p", NULL };
 static const char *const cgroup_device_types[] = { "a", "c", "b", NULL };
 static const char *const time_clocks[] = { "monotonic", "boottime", NULL };
@@ -376,10 +376,10 @@ static int check_linux(const char *name, cv_error_t *err, const oci_linux *l)
 	if (l->memory_policy) {
 		if (!l->memory_policy->mode)
 			return missing(name, err, "linux.memoryPolicy", "mode");
-		if ((r = check_enum(name, err, "linux.memoryPolicy.mode", "memory policy mode", mpol_modes,
+		if ((r = check_enum(name, err, "linux.memoryPolicy.mode", "memory policy mode", oci_mpol_modes,
 				    l->memory_policy->mode)) < 0)
 			return r;
-		if ((r = check_enum_list(name, err, "linux.memoryPolicy.flags", "memory policy flag", mpol_flags,
+		if ((r = check_enum_list(name, err, "linux.memoryPolicy.flags", "memory policy flag", oci_mpol_flags,
 					 &l->memory_policy->flags)) < 0)
 			return r;
 	}

@@ -333,6 +333,14 @@ typedef struct {
 	oci_strv flags;
 } oci_memory_policy;
 
+/* The runtime-spec's linux.memoryPolicy modes and flags, NULL-terminated:
+ * what validation accepts and `features` lists (process/mempolicy.c maps
+ * them to the kernel's values). */
+#define OCI_MPOL_MODES_LEN 7
+#define OCI_MPOL_FLAGS_LEN 3
+extern const char *const oci_mpol_modes[OCI_MPOL_MODES_LEN + 1];
+extern const char *const oci_mpol_flags[OCI_MPOL_FLAGS_LEN + 1];
+
 typedef struct {
 	oci_namespace *namespaces;
 	size_t namespaces_len;

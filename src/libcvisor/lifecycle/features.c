@@ -69,17 +69,6 @@ static const char *const seccomp_flags[] = {
 	"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
 };
 
-/* linux.memoryPolicy (process/mempolicy.c); MPOL_WEIGHTED_INTERLEAVE
- * and MPOL_F_NUMA_BALANCING only work where the kernel has them */
-static const char *const mpol_modes[] = {
-	"MPOL_DEFAULT", "MPOL_BIND", "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
-	"MPOL_PREFERRED", "MPOL_PREFERRED_MANY", "MPOL_LOCAL",
-};
-
-static const char *const mpol_flags[] = {
-	"MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES", "MPOL_F_STATIC_NODES",
-};
-
 static const char rootless_note[] =
 	"a non-root caller gets its user namespace maps from newuidmap and newgidmap "
 	"(/etc/subuid, /etc/subgid), or maps its own uid and gid alone; the container has "
@@ -168,8 +157,10 @@ int cvisor_features_json(const char *build_features, char **json, cvisor_error *
 	f.linux_.selinux.present = true;
 	f.linux_.selinux.enabled = (oci_opt_bool){ true, true };
 	f.linux_.memory_policy.present = true;
-	f.linux_.memory_policy.modes = OCI_CSTRV(mpol_modes);
-	f.linux_.memory_policy.flags = OCI_CSTRV(mpol_flags);
+	/* MPOL_WEIGHTED_INTERLEAVE and MPOL_F_NUMA_BALANCING only work where
+	 * the kernel has them (process/mempolicy.c) */
+	f.linux_.memory_policy.modes = (oci_cstrv){ .v = oci_mpol_modes, .len = OCI_MPOL_MODES_LEN, .set = true };
+	f.linux_.memory_policy.flags = (oci_cstrv){ .v = oci_mpol_flags, .len = OCI_MPOL_FLAGS_LEN, .set = true };
 	f.linux_.mount_extensions.present = true;
 	f.linux_.mount_extensions.idmap_present = true;
 	f.linux_.mount_extensions.idmap_enabled = (oci_opt_bool){ true, true };
