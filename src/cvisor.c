@@ -41,6 +41,9 @@ static const struct {
 	{ "features", cmd_features, "print the features this runtime supports, as JSON" },
 	{ "do", cmd_do, "run one program in a sandbox (cvisor do -- PROGRAM ARGS...)" },
 	{ "gc", cmd_gc, "remove what killed `cvisor do` runs left behind" },
+	/* libcvisor's, not the user's: no summary, not in the help */
+	{ "sandbox-keeper", cmd_sandbox_keeper, NULL },
+	{ "sandbox-agent", cmd_sandbox_agent, NULL },
 };
 
 static const char main_help[] =
@@ -146,7 +149,8 @@ static void print_help(void)
 {
 	fputs(main_help, stdout);
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		printf("  %-10s %s\n", verbs[i].name, verbs[i].summary);
+		if (verbs[i].summary)
+			printf("  %-10s %s\n", verbs[i].name, verbs[i].summary);
 	puts("\nRun `cvisor COMMAND --help` for the flags of a command.");
 }
 

@@ -53,6 +53,7 @@ static const char help[] =
 	"  --max-output-bytes SIZE  cap of stdout and of stderr, each\n"
 	"  --tmp-size SIZE          size of /tmp and of the private workspace, each\n"
 	"                           (default: --memory, else 1G or half the RAM)\n"
+	"  --deny-listen            listen(2) fails (EPERM): no server, TCP or UNIX\n"
 	"  --require-limits         refuse to run when memory, cpus or processes\n"
 	"                           cannot be enforced (instead of a warning)\n"
 	"  --rootfs DIR             a root filesystem instead of the host's\n"
@@ -65,11 +66,13 @@ static const char *const policy_flags[] = {
 	"workspace", "writable", "deny-write", "deny-read", "network", "env", "memory", "cpus",
 	"cpu-seconds", "processes", "max-file-size", "open-files", "timeout", "max-output-bytes",
 	"tmp-size", "rootfs", "user", "allow-host-loopback", "require-limits",
+	"deny-listen",
 };
 /* the policy flags without a value: each sets a boolean key to true */
 static bool flag_has_value(const char *flag)
 {
-	return strcmp(flag, "allow-host-loopback") != 0 && strcmp(flag, "require-limits") != 0;
+	return strcmp(flag, "allow-host-loopback") != 0 && strcmp(flag, "require-limits") != 0 &&
+	       strcmp(flag, "deny-listen") != 0;
 }
 #define NFLAGS (sizeof(policy_flags) / sizeof(policy_flags[0]))
 

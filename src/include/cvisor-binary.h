@@ -22,6 +22,15 @@ void cv_helper_fail(const cv_error_t e);
 /* The exit status main returns, last. */
 void cv_helper_exit(int status);
 
+/* libcvisor's sandbox (cvisor.h, CvisorSandbox; sandbox/keeper.h in the
+ * library): `cvisor sandbox-keeper`, which the library runs as its helper
+ * for each sandbox, and `cvisor sandbox-agent OP PATH`, which it runs inside
+ * a sandbox to move a file in or out. Neither is for users. The keeper
+ * returns once the library has gone; the agent returns its exit status. */
+struct cvisor_context;
+int cv_sandbox_keeper(const struct cvisor_context *ctx, cv_error_t *err);
+int cv_sandbox_agent(int argc, char **argv);
+
 /* One --log-format json line, {"level":LEVEL,"msg":MSG,"time":TIME}, in
  * *line (free; no newline). MSG is kept even when it is not UTF-8. < 0 when
  * out of memory. */

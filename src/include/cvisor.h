@@ -311,6 +311,134 @@ int cvisor_do_check(const struct cvisor_context *ctx, char **text, cvisor_error 
  * supervisor and watcher were both killed; *removed counts them. */
 int cvisor_do_gc(const struct cvisor_context *ctx, unsigned *removed, cvisor_error **err);
 
+/* ---- sandboxes (cvisor-sandbox(3)) ----
+ *
+ * A CvisorSandbox is `cvisor do` that persists: each run sees the host's
+ * root through a copy-on-write overlay whose upper layer belongs to the
+ * sandbox, so what one run (or write_file, copy_into) writes is there for
+ * the next, and never reaches the host; two sandboxes never see each
+ * other's writes. /proc, /dev, /sys, /run and /tmp are each run's own. The
+ * program's workspace and working directory is /workspace, in the overlay.
+ * Every run has what `cvisor do` gives (cvisor-do(1)): its own pid, ipc,
+ * uts, mount, user and network namespaces, a minimal init as PID 1, no
+ * capabilities, noNewPrivileges, the seccomp profile, the credential stores
+ * masked, the environment allowlist plus set_env, HOME=/workspace unless
+ * set_env sets it, and the limits of set_limits as cgroup limits. As root,
+ * the program runs as an unprivileged host identity (root inside).
+ *
+ * The sandbox is held by a keeper process of the cvisor binary (the helper,
+ * see the top of this file), started at the first use; each run is its
+ * child. free() ends every run and the keeper, and with it the overlay; so
+ * does the end of the calling process, SIGKILL included (nothing is left
+ * but, after a SIGKILL of the keeper itself, an empty directory that
+ * `cvisor gc` removes). Root only for now: as another user the first use
+ * fails with ENOTSUP.
+ *
+ * Conventions (fixed by the SDKs in the field): int results are 0 or a
+ * negative errno; byte buffers are malloc'd copies released with
+ * cvisor_bytes_free(); every failure sets cvisor_last_error(). Calls on one
+ * sandbox may come from several threads at once; the calling process is not
+ * changed (no signal handler, mask or prctl setting, no child it would
+ * see). */
+typedef struct CvisorSandbox CvisorSandbox;
+typedef struct CvisorOutput CvisorOutput;
+typedef struct CvisorSession CvisorSession;
+
+/* The message of this thread's last failed sandbox call ("" when none);
+ * valid until this thread's next sandbox call. */
+const char *cvisor_last_error(void);
+
+/* A sandbox with the defaults: outbound network, no listening, no limits.
+ * NULL only when out of memory. Nothing runs until its first use. */
+CvisorSandbox *cvisor_sandbox_new(void);
+/* Kills what still runs in it, ends its keeper and removes its overlay;
+ * waits for that (a few milliseconds). NULL is ignored. */
+void cvisor_sandbox_free(CvisorSandbox *sb);
+/* 1: the sandbox's diagnostics (the keeper's and its runs' debug lines) go
+ * to stderr; 0 (default): quiet. Takes effect at the keeper's start. */
+void cvisor_sandbox_set_log_level(CvisorSandbox *sb, int level);
+/* 1 (default): outbound INET/INET6 through slirp4netns (`do --network
+ * outbound`); 0: loopback only. */
+void cvisor_sandbox_set_allow_network(CvisorSandbox *sb, int allow);
+/* 0 (default): listen(2) fails with EPERM, on every kind of socket, UNIX
+ * ones included (`do --deny-listen`); 1: servers may listen. */
+void cvisor_sandbox_set_allow_listen(CvisorSandbox *sb, int allow);
+/* Sets KEY=VALUE for the runs that follow (replacing an earlier value). */
+void cvisor_sandbox_set_env(CvisorSandbox *sb, const char *key, const char *value);
+/* Memory (bytes), processes and CPU share (percent of one core: 50 = half)
+ * of each run; 0 = unset. A value the policy refuses fails the next run,
+ * with its message. */
+void cvisor_sandbox_set_limits(CvisorSandbox *sb, uint64_t memory_max_bytes, uint64_t pids_max, uint32_t cpu_percent);
+/* Any key of the policy of `cvisor do` (cvisor-do(1)), in either spelling,
+ * with its value as the command line takes it ("cpu_seconds", "30";
+ * "deny-read", "~/secrets"; "network", "none"; a list key adds to its
+ * list): workspace, writable, deny_read, deny_write, cpu_seconds,
+ * max_file_size, open_files, max_output_bytes, network, env, memory, cpus,
+ * processes, timeout, tmp_size, deny_listen, require_limits. rootfs and
+ * user are refused (EINVAL): a sandbox runs on the host's root as the
+ * caller. */
+int cvisor_sandbox_set_option(CvisorSandbox *sb, const char *key, const char *value);
+/* Replaces the whole policy with a policy document (JSON, cvisor-do(1)). */
+int cvisor_sandbox_set_policy_json(CvisorSandbox *sb, const char *json);
+
+/* Files, at paths as the program sees them (resolved inside the sandbox,
+ * by a run of `cvisor sandbox-agent`: a symlink the program planted leads
+ * where it would lead the program, a masked path stays unreadable).
+ * write_file: creates or replaces PATH (0644); a path under /tmp, /run,
+ * /dev, /proc or /sys is EXDEV (nothing there is kept). read_file: the
+ * whole file; an empty one is NULL with *len = 0, a failure NULL with
+ * *len = its errno (non-zero: ENOENT, EISDIR, EACCES...). copy_into: a
+ * host file to GUEST_PATH; copy_out: a guest file to HOST_PATH (created or
+ * replaced on the host, by the calling process). */
+int cvisor_sandbox_write_file(CvisorSandbox *sb, const char *path, const uint8_t *data, size_t len);
+uint8_t *cvisor_sandbox_read_file(CvisorSandbox *sb, const char *path, size_t *len);
+int cvisor_sandbox_copy_into(CvisorSandbox *sb, const char *host_path, const char *guest_path);
+int cvisor_sandbox_copy_out(CvisorSandbox *sb, const char *guest_path, const char *host_path);
+
+/* `/bin/sh -c COMMAND`, stdin empty, both streams captured (each capped at
+ * max_output_bytes, 64 MiB unless set; the excess is dropped and the
+ * report says so). The timeout (ms; 0 = the policy's) kills every process
+ * of the run: exit code 137, the report's "timed_out". NULL only when the
+ * run could not be started. */
+CvisorOutput *cvisor_run(CvisorSandbox *sb, const char *command);
+CvisorOutput *cvisor_run_timeout(CvisorSandbox *sb, const char *command, uint64_t timeout_ms);
+/* ARGV (NULL-terminated) run directly, nothing parsed; CWD inside (NULL:
+ * the workspace); INPUT (INPUT_LEN bytes, may be NULL) fed to its stdin. */
+CvisorOutput *cvisor_run_argv(CvisorSandbox *sb, const char *const *argv, const char *cwd, const uint8_t *input,
+			      size_t input_len, uint64_t timeout_ms);
+void cvisor_output_free(CvisorOutput *out);
+/* The exit status: 128+N when signal N ended it, 137 after the timeout. */
+int cvisor_output_exit_code(CvisorOutput *out);
+/* Copies of the captured streams (cvisor_bytes_free); NULL, *len = 0 when
+ * empty. */
+uint8_t *cvisor_output_stdout(CvisorOutput *out, size_t *len);
+uint8_t *cvisor_output_stderr(CvisorOutput *out, size_t *len);
+/* The run's report, the JSON of `cvisor do --report` (exit_code,
+ * timed_out, limits_hit, peak memory, CPU time, truncation...), owned by
+ * OUT. */
+const char *cvisor_output_report_json(CvisorOutput *out);
+void cvisor_bytes_free(uint8_t *ptr, size_t len);
+
+/* A program that runs while the caller talks to it: `/bin/sh -c COMMAND`,
+ * or with COMMAND NULL an interactive `/bin/sh -i`. PTY 1: under a
+ * terminal of the sandbox's own (stdout and stderr merged into stdout,
+ * stdin written with write_stdin, its size set by resize, 24x80 at first);
+ * PTY 0: stdout and stderr apart, stdin empty (write_stdin: -EPIPE). Reads
+ * never block: they return what arrived since the last read (NULL, *len = 0
+ * when nothing). try_wait: *done = 1 and the exit status once it ended,
+ * else *done = 0 (returns 0); wait blocks for the exit status (the output
+ * meanwhile is kept for the reads); kill ends every process of the session
+ * (exit status 137); free kills it if it still runs, and waits for it. */
+CvisorSession *cvisor_session_start(CvisorSandbox *sb, const char *command, int pty);
+uint8_t *cvisor_session_read_stdout(CvisorSession *s, size_t *len);
+uint8_t *cvisor_session_read_stderr(CvisorSession *s, size_t *len);
+long cvisor_session_write_stdin(CvisorSession *s, const uint8_t *data, size_t len);
+void cvisor_session_resize(CvisorSession *s, uint16_t rows, uint16_t cols);
+int cvisor_session_try_wait(CvisorSession *s, int *done);
+int cvisor_session_wait(CvisorSession *s);
+void cvisor_session_kill(CvisorSession *s);
+void cvisor_session_free(CvisorSession *s);
+
 #ifdef __cplusplus
 }
 #endif

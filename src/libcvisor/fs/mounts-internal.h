@@ -26,8 +26,6 @@ int cv_masked_paths(const oci_spec *spec, cv_error_t *err);
 int cv_readonly_paths(const oci_spec *spec, cv_error_t *err);
 /* A small file of unknown size (procfs), NUL-terminated; NULL on error. */
 char *cv_read_small(const char *path, cv_error_t *err);
-/* Undoes mountinfo's escapes (\ooo for spaces and such) in place. */
-void cv_mountinfo_unescape(char *s);
 /* A copy of a host mount made by the runtime in the host's namespaces
  * (open_tree) is a peer of the original: what the container mounts below it
  * would propagate to the host. Makes TREE (and what is below it) a slave of

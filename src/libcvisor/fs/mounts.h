@@ -100,4 +100,7 @@ int cv_rootfs_finalize(const struct cv_rootfs_config *cfg, cv_error_t *err);
  * over <rootfs>/dev/console. */
 int cv_rootfs_bind_console(const struct cv_rootfs_config *cfg, int slave_fd, cv_error_t *err);
 
+/* Undoes mountinfo's escapes (\ooo for spaces and such) in place. */
+void cv_mountinfo_unescape(char *s);
+
 #endif

@@ -9,7 +9,7 @@
 #include "error.h"
 
 /* Whether `cvisor [GLOBAL FLAGS] VERB ...` runs a verb that enters a
- * container (create, run, exec, do); global flags taking a value are
+ * container (create, run, exec, do, sandbox-keeper); global flags taking a value are
  * skipped with it. Freestanding (no C library, no data that needs
  * relocating): the early entry point runs it before the C library starts
  * (exe-guard-early.c). */
@@ -51,7 +51,7 @@ static inline bool cv_guard_verb_enters(int argc, char *const *argv)
 			continue;
 		}
 		return cv_guard_streq(p, "create") || cv_guard_streq(p, "run") || cv_guard_streq(p, "exec") ||
-		       cv_guard_streq(p, "do");
+		       cv_guard_streq(p, "do") || cv_guard_streq(p, "sandbox-keeper");
 	}
 	return false;
 }

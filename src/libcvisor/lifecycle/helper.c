@@ -538,6 +538,41 @@ int cv_helper_exec(const struct cvisor_context *ctx, const char *id, const struc
 	return r;
 }
 
+int cv_helper_start(const struct cvisor_context *ctx, const char *verb, bool debug, int *pidfd, int *sock,
+		    cv_error_t *err)
+{
+	struct args a = { 0 };
+	struct call c = { .path = helper_path(ctx), .what = verb, .pidfd = -1, .sock = -1, .proc_pidfd = -1,
+			  .exit_status = -1 };
+	int r = global_args(&a, c.path, ctx, err);
+	if (r == 0) {
+		if (debug && !cv_log_enabled(CV_LOG_DEBUG))
+			add(&a, "--debug");
+		add(&a, "%s", verb);
+		r = a.oom ? cv_error(err, ENOMEM, "%s", verb) : spawn(&c, a.v, 0, err);
+	}
+	args_free(&a);
+	if (r == 0) {
+		*pidfd = steal_fd(&c.pidfd);
+		*sock = steal_fd(&c.sock);
+	}
+	call_release(&c);
+	return r;
+}
+
+int cv_helper_protocol_check(const struct cvisor_context *ctx, int version, cv_error_t *err)
+{
+	if (version != PROTOCOL_VERSION)
+		return cv_error(err, EPROTO, "the cvisor helper `%s` speaks protocol %d, this libcvisor %d",
+				helper_path(ctx), version, PROTOCOL_VERSION);
+	return 0;
+}
+
+const char *cv_helper_path(const struct cvisor_context *ctx)
+{
+	return helper_path(ctx);
+}
+
 /* ---- the helper's side ---- */
 
 static int report_fd = -1;
@@ -562,6 +597,11 @@ int cv_helper_serve(cv_error_t *err)
 	report_fd = (int)fd;
 	(void)cv_sync_send(report_fd, CV_SYNC_READY, PROTOCOL_VERSION, NULL, 0, -1, NULL);
 	return 1;
+}
+
+int cv_helper_socket(void)
+{
+	return report_fd;
 }
 
 void cv_helper_log(int level, const char *msg, void *data)

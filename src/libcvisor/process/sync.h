@@ -25,6 +25,7 @@ enum cv_sync_type {
 	CV_SYNC_SECCOMP,     /* child -> parent: errnum = the seccomp listener fd number */
 	CV_SYNC_LOG,         /* helper -> library: errnum = level, payload = the line */
 	CV_SYNC_EXIT,        /* helper -> library, last: errnum = its exit status */
+	CV_SYNC_KEEPER_READY, /* sandbox keeper -> library: the root is mounted (sandbox/keeper.h) */
 };
 
 /* Payloads are bounded: the state JSON hooks read is the largest one. */

@@ -53,6 +53,7 @@ static const struct key keys[] = {
 	{ "max_output_bytes", K_SIZE, OFF(max_output_bytes), 1, INT64_MAX },
 	{ "tmp_size", K_SIZE, OFF(tmp_size), CV_POLICY_MIN_TMP_SIZE, INT64_MAX },
 	{ "require_limits", K_BOOL, OFF(require_limits), 0, 0 },
+	{ "deny_listen", K_BOOL, OFF(deny_listen), 0, 0 },
 	{ "user", K_USER, 0, 0, 0 },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -825,6 +826,7 @@ void cv_policy_free(cv_policy *p)
 		return;
 	free(p->rootfs);
 	free(p->workspace);
+	free(p->run_cwd);
 	oci_strv_clear(&p->writable);
 	oci_strv_clear(&p->deny_write);
 	oci_strv_clear(&p->deny_read);

@@ -14,7 +14,7 @@
  *     "memory": "512MB", "cpus": 1.5, "cpu_seconds": 60, "processes": 64,
  *     "max_file_size": "1G", "open_files": 256, "timeout": 30,
  *     "max_output_bytes": "10MB", "tmp_size": "256MB", "require_limits": false,
- *     "user": "1000:1000"
+ *     "deny_listen": false, "user": "1000:1000"
  *   }
  *
  * Sizes are a number of bytes or a string like "512MB", "1.5G", "64k"
@@ -69,8 +69,17 @@ typedef struct {
 	/* refuse to run when memory, cpus or processes cannot be enforced
 	 * (a non-root caller without a delegated cgroup) */
 	oci_opt_bool require_limits;
+	/* listen(2) fails with EPERM, on every kind of socket */
+	oci_opt_bool deny_listen;
 	bool user_set;
 	uint32_t uid, gid;
+	/* Set only by libcvisor's sandbox keeper (sandbox/keeper.h), never by
+	 * a policy document: the root is a copy-on-write overlay of the
+	 * keeper's, mounted read-write; no private workspace is made, and the
+	 * program starts in run_cwd (absolute, inside), else the workspace,
+	 * else CV_SANDBOX_PERSISTENT_WORKSPACE. */
+	bool persistent_root;
+	char *run_cwd;
 } cv_policy;
 
 /* Parses a policy document held in memory. `name` prefixes error messages:

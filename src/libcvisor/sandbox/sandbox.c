@@ -374,7 +374,7 @@ static int add_unix_socket_rules(oci_seccomp *sc, cv_error_t *err)
 	return 0;
 }
 
-int cv_sandbox_seccomp(enum cv_policy_network net, oci_seccomp **out, cv_error_t *err)
+int cv_sandbox_seccomp(enum cv_policy_network net, bool deny_listen, oci_seccomp **out, cv_error_t *err)
 {
 	oci_seccomp *sc = calloc(1, sizeof(*sc));
 	cleanup_spec oci_spec *holder = calloc(1, sizeof(*holder)); /* frees sc on failure */
@@ -411,6 +411,12 @@ int cv_sandbox_seccomp(enum cv_policy_network net, oci_seccomp **out, cv_error_t
 	if (add_setid_rules(sc, err) < 0)
 		return -1;
 	if (net != CV_POLICY_NET_HOST && add_unix_socket_rules(sc, err) < 0)
+		return -1;
+	/* listen(2) takes only an fd: no filter can tell a TCP socket from a
+	 * UNIX one, so servers of every kind are refused (io_uring, which
+	 * could listen too, is denied above) */
+	static const char *const listen_[] = { "listen" };
+	if (deny_listen && add_rule(sc, listen_, 1, EPERM, NULL, err) < 0)
 		return -1;
 	holder->linux_->seccomp = NULL;
 	*out = sc;
@@ -751,6 +757,10 @@ static int build_mounts(const cv_policy *p, const struct cv_sandbox_host *h, uin
 	if (p->workspace) {
 		if (writable_area(p->workspace, "workspace", h, &a, &s->process->cwd, err) < 0)
 			return -1;
+	} else if (p->persistent_root) {
+		/* the keeper made it in the overlay, the program's own */
+		if (!(s->process->cwd = strdup(CV_SANDBOX_PERSISTENT_WORKSPACE)))
+			return cv_error(err, ENOMEM, "sandbox spec");
 	} else {
 		char uidopt[32], gidopt[32];
 		snprintf(uidopt, sizeof(uidopt), "uid=%u", uid);
@@ -948,7 +958,8 @@ int cv_sandbox_spec(const cv_policy *p, const struct cv_sandbox_host *h, char *c
 	 * (the runtime's recursive clone of root.path, see rootfs.c) */
 	if (!(s->root->path = strdup(root)))
 		return cv_error(err, ENOMEM, "sandbox spec");
-	s->root->readonly = true;
+	/* a keeper's overlay takes the writes (policy.h, persistent_root) */
+	s->root->readonly = !p->persistent_root;
 	if (add_annotation(s, CV_ROOTFS_ANNOTATION_FLAGS, "nosuid,nodev", err) < 0)
 		return -1;
 	/* what the host has mounted there stays out of the mount table: the
@@ -1015,7 +1026,14 @@ int cv_sandbox_spec(const cv_policy *p, const struct cv_sandbox_host *h, char *c
 		return cv_error(err, ENOMEM, "sandbox spec");
 	if (build_mounts(p, h, uid, gid, s, err) < 0 || build_masks(p, h, root, s, err) < 0)
 		return -1;
-	if (cv_sandbox_seccomp(p->network, &l->seccomp, err) < 0 || build_network_hook(p, h, s, err) < 0)
+	if (p->run_cwd) {
+		if (p->run_cwd[0] != '/')
+			return cv_error(err, EINVAL, "sandbox: cwd `%s`: not an absolute path", p->run_cwd);
+		free(s->process->cwd);
+		if (!(s->process->cwd = strdup(p->run_cwd)))
+			return cv_error(err, ENOMEM, "sandbox spec");
+	}
+	if (cv_sandbox_seccomp(p->network, p->deny_listen.set && p->deny_listen.v, &l->seccomp, err) < 0 || build_network_hook(p, h, s, err) < 0)
 		return -1;
 
 	char buf[32];

@@ -36,7 +36,11 @@
  *    the program is never its pid namespace's init;
  *  - the program runs as the policy's user (default: the caller's uid/gid),
  *    with no capabilities, noNewPrivileges, RLIMIT_CORE 0 and the seccomp
- *    profile of cv_sandbox_seccomp();
+ *    profile of cv_sandbox_seccomp() (deny_listen: listen(2) fails with
+ *    EPERM);
+ *  - persistent_root (set by libcvisor's keeper only): the root is
+ *    mounted read-write (the keeper's overlay takes the writes) and the
+ *    workspace, absent, is CV_SANDBOX_PERSISTENT_WORKSPACE in it;
  *  - cgroup v1 hierarchies (CV_CGROUP_ANNOTATION_CONTROLLERS): memory, and
  *    pids and cpu,cpuacct when limited;
  *  - memory -> memory limit; cpus -> cpu quota over a 100 ms period;
@@ -77,6 +81,9 @@
 
 /* Where the private workspace lives inside the sandbox. */
 #define CV_SANDBOX_PRIVATE_WORKSPACE "/tmp/workspace"
+/* The workspace of a library sandbox (sandbox/keeper.h): in its overlay,
+ * kept from run to run. */
+#define CV_SANDBOX_PERSISTENT_WORKSPACE "/workspace"
 
 /* The default size of /tmp and of the private workspace without a memory
  * limit (half the RAM when that is less), and the size of /run, /dev and
@@ -151,6 +158,6 @@ void cv_sandbox_do_only_keys(const cv_policy *p, char *buf, size_t size);
 /* The default seccomp profile for untrusted code (a deny-list on top of
  * allow, see sandbox.c for each entry and why). Unless NET is "host", unix
  * sockets are refused but for stream and seqpacket pairs. */
-int cv_sandbox_seccomp(enum cv_policy_network net, oci_seccomp **out, cv_error_t *err);
+int cv_sandbox_seccomp(enum cv_policy_network net, bool deny_listen, oci_seccomp **out, cv_error_t *err);
 
 #endif

@@ -48,7 +48,7 @@ static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGU
 
 /* <state root>-sandbox: beside the state root, not in it (every directory
  * there is taken for a container). */
-static int bundles_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err)
+int cv_sandbox_bundles_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err)
 {
 	cleanup_free char *root = NULL;
 	if (cv_context_root(ctx, &root, err) < 0)
@@ -125,7 +125,7 @@ static bool run_is_dead(const char *name, void *arg)
 int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_t *err)
 {
 	cleanup_free char *dir = NULL;
-	if (bundles_dir(ctx, &dir, err) < 0)
+	if (cv_sandbox_bundles_dir(ctx, &dir, err) < 0)
 		return -1;
 	*removed = 0;
 	/* no lock file (no run of this --root yet): the pids alone tell */
@@ -553,7 +553,7 @@ static int check_state_root(const struct cvisor_context *ctx, const char *bundle
  * makes no file of its own there. */
 static int make_bundle(struct run *R, const cv_policy *policy, char *const *args, cv_error_t *err)
 {
-	if (bundles_dir(R->ctx, &R->bundle, err) < 0)
+	if (cv_sandbox_bundles_dir(R->ctx, &R->bundle, err) < 0)
 		return -1;
 	const char *dir = R->bundle;
 
@@ -754,7 +754,7 @@ static int check_limits(const cv_policy *policy, cv_policy *eff, cv_sandbox_repo
 }
 
 int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
-		  cv_sandbox_report *rep, cv_error_t *err)
+		  int kill_fd, cv_sandbox_report *rep, cv_error_t *err)
 {
 	struct run R = { .ctx = ctx, .lockfd = -1, .configfd = -1, .watch_fd = -1, .watcher = -1, .tty = -1,
 			 .sigfd = -1, .tmp_fd = -1, .ws_fd = -1,
@@ -803,18 +803,20 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
 	int status = 0;
 	struct rusage ru;
+	bool killed = false;
 	for (bool exited = false; !exited;) {
 		bool keys_waiting = R.keys_off < R.keys_len;
-		struct pollfd pf[4] = { { R.t.pidfd, POLLIN, 0 },
+		struct pollfd pf[5] = { { R.t.pidfd, POLLIN, 0 },
 					{ R.sigfd, POLLIN, 0 },
 					{ R.keys_open && !keys_waiting ? 0 : -1, POLLIN, 0 },
-					{ keys_waiting ? R.t.console_master : -1, POLLOUT, 0 } };
+					{ keys_waiting ? R.t.console_master : -1, POLLOUT, 0 },
+					{ killed ? -1 : kill_fd, POLLIN, 0 } };
 		int wait_ms = -1;
 		if (deadline && !rep->timed_out) {
 			uint64_t now = cv_now_ms();
 			wait_ms = now >= deadline ? 0 : (int)(deadline - now < 60000 ? deadline - now : 60000);
 		}
-		int n = poll(pf, 4, wait_ms);
+		int n = poll(pf, 5, wait_ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -831,11 +833,18 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 			if (cv_container_kill_wait(R.t.c, &e) < 0)
 				cv_warn("sandbox: kill: %s", e->msg);
 		}
+		if (pf[4].revents && !killed) {
+			/* asked to, or whoever holds the other end died */
+			killed = true;
+			cleanup_error cv_error_t e = NULL;
+			if (cv_container_kill_wait(R.t.c, &e) < 0)
+				cv_warn("sandbox: kill: %s", e->msg);
+		}
 		if (pf[1].revents)
 			on_signal(&R);
 		if (pf[2].revents || pf[3].revents)
 			on_keys(&R, pf[2].revents, pf[3].revents);
-		if (pf[0].revents || rep->timed_out) {
+		if (pf[0].revents || rep->timed_out || killed) {
 			pid_t w;
 			do
 				w = wait4(pid, &status, 0, &ru);

@@ -43,9 +43,16 @@
 
 /* Runs ARGS under POLICY; fills *report (exit_code is the program's). The
  * cgroup's figures (peak memory, OOM kills, pids limit hits, CPU time) are
- * read only when FIGURES: they cost a few file reads after the program. */
+ * read only when FIGURES: they cost a few file reads after the program.
+ * KILL_FD (-1: none) readable or hung up kills the whole sandbox, as the
+ * timeout does: libcvisor's keeper passes the read end of a pipe whose
+ * writer is the library (a kill, or the library's process gone). */
 int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
-		  cv_sandbox_report *report, cv_error_t *err);
+		  int kill_fd, cv_sandbox_report *report, cv_error_t *err);
+
+/* <state root>-sandbox: beside the state root, not in it (every directory
+ * there is taken for a container): the runs' lock file. */
+int cv_sandbox_bundles_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err);
 
 /* Removes the cgroup directories of `cvisor do` runs whose supervisor and
  * watcher are gone; *removed counts the directories. */

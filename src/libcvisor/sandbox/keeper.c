@@ -1,0 +1,548 @@
+/* The keeper of a library sandbox and its file agent (see keeper.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fs/mounts.h"
+#include "io.h"
+#include "lifecycle/create.h"
+#include "lifecycle/helper.h"
+#include "log.h"
+#include "process/sync.h"
+#include "sandbox/keeper.h"
+#include "sandbox/policy.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/supervisor.h"
+
+/* What each run gets of its own instead of the host's. */
+static const char *const own_mounts[] = { "/proc", "/sys", "/dev", "/run", "/tmp" };
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/' || strcmp(dir, "/") == 0);
+}
+
+/* ---- the root ---- */
+
+struct layers {
+	const char *top;  /* the tmpfs */
+	unsigned next;    /* upper/work directory number */
+	uid_t uid;        /* the program's host identity */
+	gid_t gid;
+};
+
+/* An overlay of the host mount at MP on TARGET, its upper and work
+ * directories numbered in the tmpfs. */
+static int overlay(struct layers *l, const char *mp, const char *target, bool workspace, cv_error_t *err)
+{
+	char upper[PATH_MAX], work[PATH_MAX], opts[3 * PATH_MAX];
+	unsigned n = l->next++;
+	snprintf(upper, sizeof(upper), "%s/u%u", l->top, n);
+	snprintf(work, sizeof(work), "%s/w%u", l->top, n);
+	if (mkdir(upper, 0755) < 0 || mkdir(work, 0700) < 0)
+		return cv_error_errno(err, "sandbox root: mkdir in `%s`", l->top);
+	if (workspace) {
+		/* made before the overlay is mounted: its layers are not to be
+		 * changed under it */
+		char ws[PATH_MAX + sizeof(CV_SANDBOX_PERSISTENT_WORKSPACE)];
+		snprintf(ws, sizeof(ws), "%s%s", upper, CV_SANDBOX_PERSISTENT_WORKSPACE);
+		if (mkdir(ws, 0700) < 0 || chown(ws, l->uid, l->gid) < 0)
+			return cv_error_errno(err, "sandbox root: make the workspace `%s`", ws);
+	}
+	/* the separators of the option string cannot be escaped everywhere */
+	if (strpbrk(mp, ",:\\"))
+		return cv_error(err, EINVAL, "sandbox root: `%s`: a name overlayfs cannot take", mp);
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", mp, upper, work);
+	if (mount("overlay", target, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+		return cv_error_errno(err, "sandbox root: overlay of `%s` on `%s`", mp, target);
+	return 0;
+}
+
+/* The host mount at MP, read-only, on TARGET: what cannot be overlaid. */
+static int bind_ro(const char *mp, const char *target, cv_error_t *err)
+{
+	if (mount(mp, target, NULL, MS_BIND, NULL) < 0)
+		return cv_error_errno(err, "sandbox root: bind `%s`", mp);
+	if (mount(NULL, target, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0) {
+		int e = errno;
+		(void)umount2(target, MNT_DETACH);
+		return cv_error(err, e, "sandbox root: bind `%s` read-only", mp);
+	}
+	return 0;
+}
+
+/* The mount points of this namespace, in mountinfo's order (a parent before
+ * what is mounted on it), NULL-terminated. */
+static int mount_points(char ***out, cv_error_t *err)
+{
+	cleanup_free char *mi = NULL;
+	size_t len = 0, n = 0;
+	if (cv_read_file_at(AT_FDCWD, "/proc/self/mountinfo", 16u << 20, 0, &mi, &len, err) < 0)
+		return -1;
+	cleanup_strv char **v = calloc(1, sizeof(*v));
+	if (!v)
+		return cv_error(err, ENOMEM, "sandbox root");
+	for (char *line = mi, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *save = NULL, *f = strtok_r(line, " ", &save);
+		for (int i = 0; f && i < 4; i++)
+			f = strtok_r(NULL, " ", &save);
+		if (!f)
+			continue;
+		cv_mountinfo_unescape(f);
+		char **nv = realloc(v, (n + 2) * sizeof(*nv));
+		if (!nv || !(nv[n] = strdup(f))) {
+			if (nv)
+				v = nv;
+			return cv_error(err, ENOMEM, "sandbox root");
+		}
+		v = nv;
+		v[++n] = NULL;
+	}
+	*out = steal_pointer(&v);
+	return 0;
+}
+
+static int setup_root(struct layers *l, const char *root, cv_error_t *err)
+{
+	cleanup_strv char **mps = NULL;
+	if (mount_points(&mps, err) < 0)
+		return -1;
+	if (mkdir(root, 0755) < 0)
+		return cv_error_errno(err, "sandbox root: mkdir `%s`", root);
+	if (overlay(l, "/", root, true, err) < 0)
+		return -1;
+	for (char **mp = mps; *mp; mp++) {
+		bool skip = strcmp(*mp, "/") == 0 || under(*mp, l->top) || under(l->top, *mp);
+		for (size_t i = 0; !skip && i < sizeof(own_mounts) / sizeof(own_mounts[0]); i++)
+			skip = under(*mp, own_mounts[i]);
+		if (skip)
+			continue;
+		char target[PATH_MAX];
+		struct stat st;
+		if (snprintf(target, sizeof(target), "%s%s", root, *mp) >= (int)sizeof(target))
+			continue;
+		if (stat(*mp, &st) < 0) {
+			cv_debug("sandbox root: `%s` left out: %s", *mp, strerror(errno));
+			continue;
+		}
+		cleanup_error cv_error_t e = NULL;
+		if (S_ISDIR(st.st_mode) && overlay(l, *mp, target, false, &e) == 0)
+			continue;
+		if (e)
+			cv_debug("%s; bound read-only instead", e->msg);
+		cleanup_error cv_error_t e2 = NULL;
+		if (bind_ro(*mp, target, &e2) < 0)
+			cv_debug("%s: left out", e2->msg);
+	}
+	return 0;
+}
+
+/* ---- one run ---- */
+
+/* The run's log lines go to its result pipe. */
+static void rec_write(int fd, uint32_t type, int32_t value, const char *payload, size_t len)
+{
+	if (len > CV_KEEPER_REC_MAX)
+		len = CV_KEEPER_REC_MAX;
+	struct cv_keeper_rec h = { .type = type, .value = value, .len = (uint32_t)len };
+	if (cv_write_all(fd, &h, sizeof(h)) == 0 && len)
+		(void)cv_write_all(fd, payload, len);
+}
+
+static void run_log(int level, const char *msg, void *data)
+{
+	rec_write(*(int *)data, CV_KEEPER_REC_LOG, level, msg, strlen(msg));
+}
+
+struct request {
+	struct cv_keeper_req h;
+	char *buf;          /* the strings */
+	size_t len;
+	int fds[CV_KEEPER_NFDS];
+};
+
+static void request_release(struct request *r)
+{
+	free(r->buf);
+	for (int i = 0; i < CV_KEEPER_NFDS; i++)
+		cv_closep(&r->fds[i]);
+}
+
+/* The strings of a request: policy, cwd, then nargs arguments. */
+static int request_strings(struct request *r, const char **policy, const char **cwd, char ***args,
+			   cv_error_t *err)
+{
+	size_t want = 2 + (size_t)r->h.nargs, n = 0;
+	if (r->h.nargs == 0 || r->h.nargs > 4096)
+		return cv_error(err, EPROTO, "sandbox run: %u arguments", r->h.nargs);
+	char **v = calloc(want + 1, sizeof(*v));
+	if (!v)
+		return cv_error(err, ENOMEM, "sandbox run");
+	for (size_t off = 0; off < r->len && n < want; n++) {
+		char *s = r->buf + off;
+		char *nul = memchr(s, '\0', r->len - off);
+		if (!nul)
+			break;
+		v[n] = s;
+		off += (size_t)(nul - s) + 1;
+	}
+	if (n != want) {
+		free(v);
+		return cv_error(err, EPROTO, "sandbox run: a malformed request");
+	}
+	*policy = v[0];
+	*cwd = v[1];
+	memmove(v, v + 2, (want - 2) * sizeof(*v));
+	v[want - 2] = NULL;
+	*args = v;
+	return 0;
+}
+
+static int run(const struct cvisor_context *ctx, const char *root, struct request *r, int *exit_code,
+	       char **report, size_t *report_len, cv_error_t *err)
+{
+	const char *json = NULL, *cwd = NULL;
+	cleanup_free char **args = NULL;
+	if (request_strings(r, &json, &cwd, &args, err) < 0)
+		return -1;
+	cleanup_policy cv_policy *p = NULL;
+	if (cv_policy_parse(json, strlen(json), "policy", &p, err) < 0)
+		return -1;
+	if (p->rootfs)
+		return cv_error(err, EINVAL, "policy: rootfs: a library sandbox runs on the host's root");
+	if (!(p->rootfs = strdup(root)) || (*cwd && !(p->run_cwd = strdup(cwd))))
+		return cv_error(err, ENOMEM, "sandbox run");
+	p->persistent_root = true;
+	if (r->h.timeout_ms) {
+		p->timeout_ms.set = true;
+		p->timeout_ms.v = r->h.timeout_ms;
+	}
+	/* the program's stdio, and for a terminal its controlling one (the
+	 * supervisor follows its size on SIGWINCH) */
+	for (int i = 0; i < 3; i++)
+		if (dup2(r->fds[i], i) < 0)
+			return cv_error_errno(err, "sandbox run: stdio");
+	if (r->h.flags & CV_KEEPER_FLAG_PTY && (setsid() < 0 || ioctl(0, TIOCSCTTY, 0) < 0))
+		return cv_error_errno(err, "sandbox run: the terminal");
+	cv_sandbox_report rep;
+	if (cv_sandbox_do(ctx, p, args, true, r->fds[CV_KEEPER_FD_KILL], &rep, err) < 0)
+		return -1;
+	*exit_code = rep.exit_code;
+	return cv_sandbox_report_emit(&rep, report, report_len, err);
+}
+
+/* The run's process: never returns. */
+static void run_child(const struct cvisor_context *ctx, const char *root, struct request *r, int level)
+{
+	int result = r->fds[CV_KEEPER_FD_RESULT];
+	cleanup_error cv_error_t e = NULL;
+	cleanup_free char *report = NULL;
+	size_t len = 0;
+	int code = 0;
+	sigset_t none;
+	sigemptyset(&none);
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	cv_log_set_sink(run_log, &result, level);
+	if (run(ctx, root, r, &code, &report, &len, &e) < 0)
+		rec_write(result, CV_KEEPER_REC_ERROR, e && e->errnum > 0 ? e->errnum : EIO,
+			  e && e->msg ? e->msg : "sandbox run failed", e && e->msg ? strlen(e->msg) : 18);
+	else
+		rec_write(result, CV_KEEPER_REC_REPORT, code, report, len);
+	_exit(0);
+}
+
+/* One request off the socket; 0 at EOF, 1 with *r filled. */
+static int receive(int sock, struct request *r, cv_error_t *err)
+{
+	char *buf = malloc(CV_KEEPER_REQ_MAX);
+	if (!buf)
+		return cv_error(err, ENOMEM, "sandbox keeper");
+	struct iovec iov = { buf, CV_KEEPER_REQ_MAX };
+	union {
+		char b[CMSG_SPACE(CV_KEEPER_NFDS * sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b) };
+	ssize_t n;
+	do
+		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		free(buf);
+		return n == 0 ? 0 : cv_error_errno(err, "sandbox keeper: receive");
+	}
+	int got = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			for (int i = 0; i < k; i++) {
+				int fd;
+				memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+				if (got < CV_KEEPER_NFDS)
+					r->fds[got++] = fd;
+				else
+					close(fd);
+			}
+		}
+	if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n < sizeof(r->h) || got != CV_KEEPER_NFDS) {
+		free(buf);
+		return cv_error(err, EPROTO, "sandbox keeper: a malformed request");
+	}
+	memcpy(&r->h, buf, sizeof(r->h));
+	r->len = (size_t)n - sizeof(r->h);
+	memmove(buf, buf + sizeof(r->h), r->len);
+	r->buf = buf;
+	return 1;
+}
+
+/* ---- the keeper ---- */
+
+static int keeper_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err)
+{
+	cleanup_free char *base = NULL;
+	if (cv_keeper_base_dir(ctx, &base, err) < 0)
+		return -1;
+	/* 0711: the runtime reaches the root through it as the program's
+	 * identity (on the host each directory there stays empty) */
+	if (mkdir(base, 0711) < 0 && errno != EEXIST)
+		return cv_error_errno(err, "sandbox keeper: mkdir `%s`", base);
+	if (asprintf(out, "%s/" CV_KEEPER_DIR_PREFIX "%d", base, (int)getpid()) < 0)
+		return cv_error(err, ENOMEM, "sandbox keeper");
+	/* a dead keeper's, whose pid we have now */
+	(void)rmdir(*out);
+	if (mkdir(*out, 0755) < 0)
+		return cv_error_errno(err, "sandbox keeper: mkdir `%s`", *out);
+	return 0;
+}
+
+int cv_keeper_base_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err)
+{
+	cleanup_free char *root = NULL;
+	if (cv_context_root(ctx, &root, err) < 0)
+		return -1;
+	size_t n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (asprintf(out, "%.*s-keepers", (int)n, root) < 0)
+		return cv_error(err, ENOMEM, "sandbox keeper");
+	return 0;
+}
+
+static int serve(const struct cvisor_context *ctx, int sock, const char *root, int level, cv_error_t *err)
+{
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0)
+		return cv_error_errno(err, "sandbox keeper: sigprocmask");
+	cleanup_close int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		return cv_error_errno(err, "sandbox keeper: signalfd");
+	unsigned running = 0;
+	bool open = true;
+	while (open || running) {
+		struct pollfd pf[2] = { { open ? sock : -1, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return cv_error_errno(err, "sandbox keeper: poll");
+		}
+		if (pf[1].revents) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				;
+			while (running && waitpid(-1, NULL, WNOHANG) > 0)
+				running--;
+		}
+		if (!pf[0].revents)
+			continue;
+		struct request r = { .fds = { -1, -1, -1, -1, -1 } };
+		cleanup_error cv_error_t e = NULL;
+		int got = receive(sock, &r, &e);
+		if (got <= 0) {
+			if (got < 0 && e->errnum != EPROTO)
+				cv_warn("%s", e->msg);
+			request_release(&r);
+			/* the library is gone (or spoke nonsense): its runs'
+			 * kill pipes have hung up, they end by themselves */
+			open = got < 0 && e->errnum == EPROTO;
+			continue;
+		}
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(sock);
+			close(sfd);
+			run_child(ctx, root, &r, level);
+		}
+		if (pid < 0)
+			cv_warn("sandbox keeper: fork: %s", strerror(errno));
+		else
+			running++;
+		request_release(&r);
+	}
+	return 0;
+}
+
+int cv_sandbox_keeper(const struct cvisor_context *ctx, cv_error_t *err)
+{
+	int sock = cv_helper_socket();
+	if (sock < 0)
+		return cv_error(err, EINVAL, "sandbox-keeper: run only by libcvisor, as its helper");
+	if (geteuid() != 0)
+		return cv_error(err, ENOTSUP,
+				"sandbox: a library sandbox needs root for now (its overlay is mounted by the keeper)");
+	struct cv_sandbox_host h;
+	if (cv_sandbox_host_init(&h, false, err) < 0)
+		return -1;
+	/* nothing of the caller's terminal */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+		return cv_error_errno(err, "sandbox keeper: /dev/null");
+	close(null);
+	cleanup_free char *dir = NULL;
+	if (keeper_dir(ctx, &dir, err) < 0)
+		return -1;
+	int r = -1;
+	char root[PATH_MAX];
+	struct layers l = { .top = dir, .uid = h.sandbox_uid, .gid = h.sandbox_gid };
+	if (unshare(CLONE_NEWNS) < 0) {
+		cv_error_errno(err, "sandbox keeper: unshare the mount namespace");
+		goto out;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		cv_error_errno(err, "sandbox keeper: make the mounts private");
+		goto out;
+	}
+	/* 0755: the runtime reaches the mounts of the root through it as the
+	 * program's identity; no one else can reach this namespace's view */
+	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0) {
+		cv_error_errno(err, "sandbox keeper: tmpfs on `%s`", dir);
+		goto out;
+	}
+	snprintf(root, sizeof(root), "%s/root", dir);
+	if (setup_root(&l, root, err) < 0)
+		goto out;
+	if (cv_sync_send(sock, CV_SYNC_KEEPER_READY, (int)getpid(), NULL, 0, -1, err) < 0)
+		goto out;
+	r = serve(ctx, sock, root, cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_WARNING, err);
+out:
+	/* the mounts end with this namespace; the directory is the host's */
+	(void)umount2(dir, MNT_DETACH);
+	if (rmdir(dir) < 0)
+		cv_debug("sandbox keeper: rmdir `%s`: %s", dir, strerror(errno));
+	return r;
+}
+
+/* ---- the agent ---- */
+
+/* Paths each run gets fresh: nothing written there is kept. */
+static bool not_kept(const char *real)
+{
+	for (size_t i = 0; i < sizeof(own_mounts) / sizeof(own_mounts[0]); i++)
+		if (under(real, own_mounts[i]))
+			return true;
+	return false;
+}
+
+static int agent_fail(int e, const char *what, const char *path)
+{
+	fprintf(stderr, "%s `%s`: %s\n", what, path, strerror(e));
+	return e > 0 && e < 126 ? e : EIO;
+}
+
+static int copy_fd(int from, int to)
+{
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(from, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		int r = cv_write_all(to, buf, (size_t)n);
+		if (r < 0)
+			return r;
+	}
+}
+
+int cv_sandbox_agent(int argc, char **argv)
+{
+	if (argc != 3 || (strcmp(argv[1], "read") != 0 && strcmp(argv[1], "write") != 0)) {
+		fprintf(stderr, "usage: cvisor sandbox-agent read|write PATH (run by libcvisor inside a sandbox)\n");
+		return EINVAL;
+	}
+	const char *path = argv[2];
+	if (strcmp(argv[1], "read") == 0) {
+		/* O_NONBLOCK: a FIFO planted there must not hang the caller */
+		cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		struct stat st;
+		if (fd < 0)
+			return agent_fail(errno, "read", path);
+		if (fstat(fd, &st) < 0)
+			return agent_fail(errno, "read", path);
+		if (S_ISDIR(st.st_mode))
+			return agent_fail(EISDIR, "read", path);
+		if (!S_ISREG(st.st_mode))
+			return agent_fail(EINVAL, "read (not a regular file)", path);
+		if (fcntl(fd, F_SETFL, 0) < 0)
+			return agent_fail(errno, "read", path);
+		int r = copy_fd(fd, 1);
+		return r < 0 ? agent_fail(-r, "read", path) : 0;
+	}
+	/* write: where the program would write it, but not into what the
+	 * next run will not have */
+	cleanup_free char *dir = strdup(path);
+	if (!dir)
+		return agent_fail(ENOMEM, "write", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	cleanup_free char *real = realpath(slash ? dir : ".", NULL);
+	if (!real)
+		return agent_fail(errno, "write", path);
+	if (not_kept(real)) {
+		fprintf(stderr,
+			"write `%s`: /proc, /sys, /dev, /run and /tmp are each run's own and not kept; write "
+			"elsewhere (the workspace, " CV_SANDBOX_PERSISTENT_WORKSPACE ")\n",
+			path);
+		return EXDEV;
+	}
+	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+	struct stat st;
+	if (fd < 0)
+		return agent_fail(errno, "write", path);
+	if (fstat(fd, &st) < 0)
+		return agent_fail(errno, "write", path);
+	if (!S_ISREG(st.st_mode))
+		return agent_fail(EINVAL, "write (not a regular file)", path);
+	if (fcntl(fd, F_SETFL, 0) < 0)
+		return agent_fail(errno, "write", path);
+	int r = copy_fd(0, fd);
+	if (r == 0 && close(steal_fd(&fd)) < 0)
+		r = -errno;
+	return r < 0 ? agent_fail(-r, "write", path) : 0;
+}
