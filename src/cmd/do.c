@@ -132,7 +132,8 @@ static const char gc_help[] = "Usage: cvisor gc\n"
 			      "\n"
 			      "Removes the cgroups of `cvisor do` runs whose supervisor and watcher were\n"
 			      "both killed (their processes died with the supervisor; a run writes\n"
-			      "nothing else to keep).\n";
+			      "nothing else to keep), and the empty mount point directories of\n"
+			      "libcvisor sandbox keepers killed by SIGKILL (/run/cvisor-keepers).\n";
 
 int cmd_gc(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {

@@ -308,7 +308,8 @@ int cvisor_do(const struct cvisor_context *ctx, char *const *args, const struct 
  * each (cvisor_free), found by trying (a probe cgroup is made and removed). */
 int cvisor_do_check(const struct cvisor_context *ctx, char **text, cvisor_error **err);
 /* `cvisor gc`: removes the cgroup directories of cvisor_do() runs whose
- * supervisor and watcher were both killed; *removed counts them. */
+ * supervisor and watcher were both killed, and the mount point directories
+ * of sandbox keepers that were killed; *removed counts them. */
 int cvisor_do_gc(const struct cvisor_context *ctx, unsigned *removed, cvisor_error **err);
 
 /* ---- sandboxes (cvisor-sandbox(3)) ----
@@ -354,6 +355,10 @@ CvisorSandbox *cvisor_sandbox_new(void);
 /* Kills what still runs in it, ends its keeper and removes its overlay;
  * waits for that (a few milliseconds). NULL is ignored. */
 void cvisor_sandbox_free(CvisorSandbox *sb);
+/* The state root and the helper (struct cvisor_context above; NULL: the
+ * defaults) of this sandbox's keeper and runs; before its first use (EBUSY
+ * after). */
+int cvisor_sandbox_set_context(CvisorSandbox *sb, const struct cvisor_context *ctx);
 /* 1: the sandbox's diagnostics (the keeper's and its runs' debug lines) go
  * to stderr; 0 (default): quiet. Takes effect at the keeper's start. */
 void cvisor_sandbox_set_log_level(CvisorSandbox *sb, int level);

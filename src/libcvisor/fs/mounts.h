@@ -18,6 +18,9 @@
 struct cv_rootfs_pruned {
 	int tree;   /* -1: none (no annotation, or the runtime cannot make one) */
 	char **keep; /* mount points to copy, relative to root.path; NULL-terminated */
+	int *subs;   /* a recursive clone of each, made by the runtime (the
+		      * container process may not reach them in a user
+		      * namespace: a directory only root may enter above) */
 };
 
 struct cv_rootfs_config {

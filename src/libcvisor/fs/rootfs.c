@@ -179,6 +179,7 @@ int cv_rootfs_pruned_prepare(const oci_spec *spec, const char *rootfs, struct cv
 {
 	out->tree = -1;
 	out->keep = NULL;
+	out->subs = NULL;
 	const char *v = oci_kv_get(&spec->annotations, CV_ROOTFS_ANNOTATION_HIDE);
 	if (!v)
 		return 0;
@@ -197,6 +198,22 @@ int cv_rootfs_pruned_prepare(const oci_spec *spec, const char *rootfs, struct cv
 		return cv_error_errno(err, "copy rootfs `%s`", rootfs);
 	if (cv_detach_from_host(tree, spec, rootfs, err) < 0 || mounts_to_keep(rootfs, hidden, &out->keep, err) < 0)
 		return -1;
+	size_t n = 0;
+	while (out->keep[n])
+		n++;
+	if (!(out->subs = malloc((n + 1) * sizeof(int))))
+		return cv_error(err, ENOMEM, "rootfs mounts");
+	for (size_t i = 0; i <= n; i++)
+		out->subs[i] = -1;
+	for (size_t i = 0; i < n; i++) {
+		char abs[PATH_MAX];
+		snprintf(abs, sizeof abs, "%s/%s", strcmp(rootfs, "/") ? rootfs : "", out->keep[i]);
+		out->subs[i] = open_tree(AT_FDCWD, abs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		if (out->subs[i] < 0)
+			return cv_error_errno(err, "rootfs: copy the host's mount `%s`", abs);
+		if (cv_detach_from_host(out->subs[i], spec, abs, err) < 0)
+			return -1;
+	}
 	out->tree = steal_fd(&tree);
 	return 0;
 }
@@ -206,41 +223,29 @@ void cv_rootfs_pruned_release(struct cv_rootfs_pruned *p)
 	if (p->tree >= 0)
 		close(p->tree);
 	p->tree = -1;
+	for (size_t i = 0; p->subs && p->keep && p->keep[i]; i++)
+		if (p->subs[i] >= 0)
+			close(p->subs[i]);
+	free(p->subs);
+	p->subs = NULL;
 	cv_strv_freep(&p->keep);
 	p->keep = NULL;
 }
 
-/* The pruned copy over ROOTFS, with a copy of each kept host mount (each
- * with what is below it) attached where it was. The copies are made first,
- * while ROOTFS's own path still leads to the host's view. */
+/* The pruned copy over ROOTFS, with the copy of each kept host mount (each
+ * with what is below it, made by cv_rootfs_pruned_prepare) attached where
+ * it was. */
 static int attach_pruned(const struct cv_rootfs_config *cfg, int tree, cv_error_t *err)
 {
 	const struct cv_rootfs_pruned *pr = cfg->pruned;
-	size_t n = 0;
-	while (pr->keep && pr->keep[n])
-		n++;
-	int subs[n + 1];
-	for (size_t i = 0; i < n; i++)
-		subs[i] = -1;
-	int r = 0;
-	for (size_t i = 0; i < n && r == 0; i++) {
-		char abs[PATH_MAX];
-		snprintf(abs, sizeof abs, "%s/%s", strcmp(cfg->rootfs, "/") ? cfg->rootfs : "", pr->keep[i]);
-		subs[i] = open_tree(AT_FDCWD, abs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-		if (subs[i] < 0)
-			r = cv_error_errno(err, "rootfs: copy the host's mount `%s`", abs);
-	}
-	if (r == 0 && move_mount(tree, "", AT_FDCWD, cfg->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		r = cv_error_errno(err, "bind rootfs `%s` onto itself", cfg->rootfs);
-	for (size_t i = 0; i < n && r == 0; i++) {
+	if (move_mount(tree, "", AT_FDCWD, cfg->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return cv_error_errno(err, "bind rootfs `%s` onto itself", cfg->rootfs);
+	for (size_t i = 0; pr->keep && pr->keep[i]; i++) {
 		cleanup_close int dest = cv_open_in_root(tree, pr->keep[i], O_PATH, 0, err);
-		if (dest < 0 || cv_attach_mount(subs[i], dest, pr->keep[i], pr->keep[i], err) < 0)
-			r = cv_error_prefix(err, "rootfs");
+		if (dest < 0 || cv_attach_mount(pr->subs[i], dest, pr->keep[i], pr->keep[i], err) < 0)
+			return cv_error_prefix(err, "rootfs");
 	}
-	for (size_t i = 0; i < n; i++)
-		if (subs[i] >= 0)
-			close(subs[i]);
-	return r;
+	return 0;
 }
 
 /* The annotation as MOUNT_ATTR_* bits (0 when absent); an unknown flag is an

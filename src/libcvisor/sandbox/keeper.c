@@ -1,6 +1,7 @@
 /* The keeper of a library sandbox and its file agent (see keeper.h). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,7 +23,6 @@
 #include "cleanup.h"
 #include "fs/mounts.h"
 #include "io.h"
-#include "lifecycle/create.h"
 #include "lifecycle/helper.h"
 #include "log.h"
 #include "process/sync.h"
@@ -339,15 +339,26 @@ static int keeper_dir(const struct cvisor_context *ctx, char **out, cv_error_t *
 
 int cv_keeper_base_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err)
 {
-	cleanup_free char *root = NULL;
-	if (cv_context_root(ctx, &root, err) < 0)
-		return -1;
-	size_t n = strlen(root);
-	while (n > 1 && root[n - 1] == '/')
-		n--;
-	if (asprintf(out, "%.*s-keepers", (int)n, root) < 0)
+	(void)ctx;
+	if (!(*out = strdup(CV_KEEPER_BASE_DIR)))
 		return cv_error(err, ENOMEM, "sandbox keeper");
 	return 0;
+}
+
+void cv_keeper_gc(unsigned *removed)
+{
+	cleanup_dir DIR *d = opendir(CV_KEEPER_BASE_DIR);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char *end;
+		if (strncmp(e->d_name, CV_KEEPER_DIR_PREFIX, strlen(CV_KEEPER_DIR_PREFIX)) != 0)
+			continue;
+		long pid = strtol(e->d_name + strlen(CV_KEEPER_DIR_PREFIX), &end, 10);
+		if (*end || pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		/* empty on the host: its mounts were the dead keeper's own */
+		if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) == 0)
+			(*removed)++;
+	}
 }
 
 static int serve(const struct cvisor_context *ctx, int sock, const char *root, int level, cv_error_t *err)

@@ -6,7 +6,7 @@
  * It owns the sandbox's persistent root: in a mount namespace of its own it
  * mounts a tmpfs (the upper layers; it lives only as long as a namespace
  * holds it, so nothing of it is ever on the host's disk) on the directory
- * `<state root>-keepers/keeper-<pid>` and, in it, a copy-on-write overlay of
+ * `/run/cvisor-keepers/keeper-<pid>` and, in it, a copy-on-write overlay of
  * every mount of the host's root but /proc, /sys, /dev, /run and /tmp (each
  * run gets its own), assembled as one tree; a mount it cannot overlay
  * (a file bind, an unsupported filesystem) is bound read-only. The program's
@@ -67,10 +67,16 @@ struct cv_keeper_rec {
 };
 #define CV_KEEPER_REC_MAX (4u << 20)
 
-/* The keepers' mount points: <state root>-keepers/keeper-<pid> (cvisor gc
- * removes those of dead keepers). */
+/* The keepers' mount points: CV_KEEPER_BASE_DIR/keeper-<pid> (cvisor gc
+ * removes those of dead keepers). Not under the state root: the runtime
+ * reaches the root's mounts as the program's unprivileged identity, which
+ * must be able to pass every directory above (a state root may be private,
+ * 0700); each directory there is empty on the host. */
+#define CV_KEEPER_BASE_DIR "/run/cvisor-keepers"
 #define CV_KEEPER_DIR_PREFIX "keeper-"
 int cv_keeper_base_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err);
+/* Removes the mount point directories of dead keepers; counts them. */
+void cv_keeper_gc(unsigned *removed);
 
 /* The keeper's and the agent's entry points are in cvisor-binary.h:
  * cv_sandbox_keeper() and cv_sandbox_agent(). The agent (`cvisor

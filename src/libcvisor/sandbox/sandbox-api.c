@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "cvisor.h"
 #include "io.h"
+#include "lifecycle/abi.h"
 #include "lifecycle/helper.h"
 #include "log.h"
 #include "process/sync.h"
@@ -36,6 +37,8 @@
 
 struct CvisorSandbox {
 	pthread_mutex_t lock; /* everything below */
+	struct cvisor_context ctx;
+	char *state_root, *helper_path; /* ctx's strings */
 	cv_policy *policy;
 	cv_error_t pending;   /* a setter's refusal, for the next run */
 	bool debug;
@@ -123,8 +126,6 @@ static void sb_log(CvisorSandbox *sb, int level, const char *msg)
 
 /* ---- the sandbox and its policy ---- */
 
-static const struct cvisor_context default_ctx = { .struct_size = sizeof(struct cvisor_context), .rootless = -1 };
-
 CvisorSandbox *cvisor_sandbox_new(void)
 {
 	CvisorSandbox *sb = calloc(1, sizeof(*sb));
@@ -132,6 +133,7 @@ CvisorSandbox *cvisor_sandbox_new(void)
 	if (!sb)
 		return NULL;
 	sb->pidfd = sb->sock = -1;
+	sb->ctx = (struct cvisor_context){ .struct_size = sizeof(sb->ctx), .rootless = -1 };
 	pthread_mutex_init(&sb->lock, NULL);
 	if (cv_policy_new(&sb->policy, &e) < 0 || cv_policy_set(sb->policy, "network", "outbound", &e) < 0 ||
 	    cv_policy_set(sb->policy, "deny_listen", "true", &e) < 0) {
@@ -141,6 +143,37 @@ CvisorSandbox *cvisor_sandbox_new(void)
 		return NULL;
 	}
 	return sb;
+}
+
+int cvisor_sandbox_set_context(CvisorSandbox *sb, const struct cvisor_context *ctx)
+{
+	cleanup_error cv_error_t e = NULL;
+	struct cvisor_context c;
+	if (!sb)
+		return failf(EINVAL, "sandbox: a NULL sandbox");
+	if (cv_abi_context(ctx, &c, &e) < 0)
+		return fail(&e);
+	char *root = c.state_root ? strdup(c.state_root) : NULL, *helper = c.helper_path ? strdup(c.helper_path) : NULL;
+	if ((c.state_root && !root) || (c.helper_path && !helper)) {
+		free(root);
+		free(helper);
+		return failf(ENOMEM, "sandbox: out of memory");
+	}
+	pthread_mutex_lock(&sb->lock);
+	int r = 0;
+	if (sb->sock >= 0) {
+		free(root);
+		free(helper);
+		r = failf(EBUSY, "sandbox: set_context: its keeper runs already (set the context first)");
+	} else {
+		free(sb->state_root);
+		free(sb->helper_path);
+		sb->ctx = c;
+		sb->ctx.state_root = sb->state_root = root;
+		sb->ctx.helper_path = sb->helper_path = helper;
+	}
+	pthread_mutex_unlock(&sb->lock);
+	return r;
 }
 
 void cvisor_sandbox_set_log_level(CvisorSandbox *sb, int level)
@@ -281,7 +314,7 @@ static int keeper_messages(CvisorSandbox *sb, bool wait, cv_error_t *err)
 		int r = 0;
 		switch (m.type) {
 		case CV_SYNC_READY:
-			r = cv_helper_protocol_check(&default_ctx, m.errnum, err);
+			r = cv_helper_protocol_check(&sb->ctx, m.errnum, err);
 			break;
 		case CV_SYNC_LOG:
 			sb_log(sb, m.errnum, m.payload ? m.payload : "");
@@ -316,7 +349,7 @@ static int keeper_up(CvisorSandbox *sb, cv_error_t *err)
 		return cv_error_plain(err, sb->dead->errnum, "%s", sb->dead->msg);
 	if (sb->sock >= 0)
 		return keeper_messages(sb, false, err);
-	if (cv_helper_start(&default_ctx, "sandbox-keeper", sb->debug, &sb->pidfd, &sb->sock, err) < 0)
+	if (cv_helper_start(&sb->ctx, "sandbox-keeper", sb->debug, &sb->pidfd, &sb->sock, err) < 0)
 		return -1;
 	return keeper_messages(sb, true, err);
 }
@@ -345,6 +378,8 @@ void cvisor_sandbox_free(CvisorSandbox *sb)
 		return;
 	keeper_down(sb);
 	cv_policy_free(sb->policy);
+	free(sb->state_root);
+	free(sb->helper_path);
 	cv_error_release(&sb->pending);
 	cv_error_release(&sb->dead);
 	pthread_mutex_destroy(&sb->lock);
@@ -722,7 +757,7 @@ static int agent(CvisorSandbox *sb, const char *op, const char *path, int in_fd,
 		return cv_error(err, EINVAL, "sandbox %s: a NULL argument", op);
 	if (path[0] != '/')
 		return cv_error(err, EINVAL, "sandbox %s `%s`: not an absolute path", op, path);
-	const char *argv[] = { cv_helper_path(&default_ctx), "sandbox-agent", op, path, NULL };
+	const char *argv[] = { cv_helper_path(&sb->ctx), "sandbox-agent", op, path, NULL };
 	CvisorOutput *o = run_capture(sb, argv, "/", in_fd, input, input_len, out_fd, 0, err);
 	if (!o)
 		return -1;
