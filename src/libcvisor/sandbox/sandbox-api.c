@@ -94,10 +94,11 @@ static void set_last(const char *msg)
 	last_error = msg ? strdup(msg) : NULL;
 }
 
-/* Records E as this thread's last error; returns its negative errno. */
+/* Records E as this thread's last error; returns its negative errno
+ * (EINVAL for an error without one: a value the policy refuses). */
 static int fail(cv_error_t *e)
 {
-	int r = cv_error_ret(*e);
+	int r = *e && (*e)->errnum > 0 ? -(*e)->errnum : -EINVAL;
 	set_last(*e && (*e)->msg ? (*e)->msg : "unknown error");
 	cv_error_release(e);
 	return r;

@@ -1,0 +1,254 @@
+#!/usr/bin/env bats
+# libcvisor's sandbox calls (cvisor.h, "sandboxes"; cvisor-sandbox(3)),
+# driven by tests/embed/sandbox-test (a program linking libcvisor.so, a
+# writable binary): persistence, isolation, limits, sessions, files, and
+# the attacks on each promise.
+
+load helpers
+load sandbox-helpers
+
+SBT="$CVISOR_BUILDDIR/tests/embed/sandbox-test"
+
+setup() {
+	sb_setup
+	requires_root
+	[ -x "$SBT" ] || skip "tests/embed/sandbox-test not built (make check builds it)"
+	export CVISOR_HELPER="$CVISOR"
+}
+
+teardown() {
+	rm -f "${SBX_SECRET:-}"
+	sb_teardown
+}
+
+# sbt STEPS...: the test program on a sandbox of this test's state root.
+sbt() {
+	run timeout 300 "$SBT" ctx "$CV_ROOT" "$@"
+}
+
+# has_line LINE: $output has exactly that line.
+has_line() {
+	printf '%s\n' "$output" | grep -qxF -- "$1"
+}
+
+# No keeper of this test's runs, no process of its runs, nothing left.
+assert_sandboxes_gone() {
+	run pgrep -f -- "--root=$CV_ROOT .*sandbox-keeper"
+	[ "$status" -eq 1 ]
+	assert_clean
+}
+
+@test "sandbox api: what one run writes, the next run of the sandbox sees; write_file and read_file too" {
+	sbt new net 0 run 'echo one > f; echo two > /var/tmp/cvisor-sbx-$PPID' \
+		run 'cat f /var/tmp/cvisor-sbx-*; pwd; echo $HOME' \
+		write /workspace/in.txt 'from the host' run 'cat in.txt' \
+		run 'echo made > out.txt' read /workspace/out.txt
+	[ "$status" -eq 0 ]
+	has_line 'out=one\ntwo\n/workspace\n/workspace\n'
+	has_line 'out=from the host'
+	has_line 'data=made\n'
+	assert_sandboxes_gone
+}
+
+@test "sandbox api: the host never sees a sandbox's writes, and two sandboxes never see each other's" {
+	local mark="cvisor-sbx-$BATS_TEST_NUMBER-$$"
+	sbt new net 0 run "echo a > /var/tmp/$mark; echo a > $mark" \
+		new net 0 run "cat /var/tmp/$mark; cat $mark" \
+		use 0 run "cat /var/tmp/$mark"
+	[ "$status" -eq 0 ]
+	has_line "err=cat: /var/tmp/$mark: No such file or directory\ncat: $mark: No such file or directory\n"
+	has_line 'out=a\n'
+	[ ! -e "/var/tmp/$mark" ]
+	[ ! -e "/workspace/$mark" ]
+	assert_sandboxes_gone
+}
+
+@test "sandbox api: the program is never PID 1; kill -9 of itself is 137, a zombie is reaped, the status is the program's" {
+	sbt new net 0 run 'echo $$; kill -9 $$' run 'exit 3' \
+		run 'sh -c "sleep 0.2 & exec true"; sleep 0.5; ps -o stat= | grep -c Z || true'
+	[ "$status" -eq 0 ]
+	has_line 'exit=137'
+	has_line 'exit=3'
+	has_line 'out=0\n'
+	run ! grep -qx 'out=1\\n' <<<"$output"
+}
+
+@test "sandbox api: a timed-out run is 137 and every process of it ends; the report says timed_out" {
+	sbt new net 0 runt 300 'sleep 987.651 & sleep 987.652; echo never' report
+	[ "$status" -eq 0 ]
+	has_line 'exit=137'
+	has_line 'out='
+	[[ "$output" == *'"timed_out": true'* ]]
+	run pgrep -f "sleep 987.65"
+	[ "$status" -eq 1 ]
+}
+
+@test "sandbox api: captured output is capped; the excess is dropped and the report says so" {
+	sbt new net 0 opt max_output_bytes 1000 run 'head -c 5000 /dev/zero | tr "\0" x; echo err >&2' report
+	[ "$status" -eq 0 ]
+	has_line "out=$(printf 'x%.0s' $(seq 1000))"
+	has_line 'err=err\n'
+	[[ "$output" == *'"stdout": true'* ]]
+}
+
+@test "sandbox api: limits: memory (OOM), processes and a CPU share are enforced and reported" {
+	sbt new net 0 limits $((64 << 20)) 0 0 run 'python3 -c "b = bytearray(512 << 20)"' report
+	[ "$status" -eq 0 ]
+	has_line 'exit=137'
+	[[ "$output" == *'"memory": true'* ]]
+	sbt new net 0 limits 0 16 0 run 'for i in $(seq 40); do sleep 1 & done 2>/dev/null; wait' report
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"processes": true'* ]]
+	# half a core: a busy loop for a second gets about half a second
+	sbt new net 0 limits 0 0 50 runt 1500 'while :; do :; done' report
+	[ "$status" -eq 0 ]
+	local cpu wall
+	cpu=$(printf '%s\n' "$output" | sed -n 's/.*"cpu_seconds": \([0-9.]*\),*/\1/p' | tail -1)
+	wall=$(printf '%s\n' "$output" | sed -n 's/.*"wall_seconds": \([0-9.]*\),*/\1/p')
+	[ -n "$cpu" ]
+	awk -v c="$cpu" -v w="$wall" 'BEGIN { exit !(c < 0.75 * w) }'
+}
+
+@test "sandbox api: network: loopback only when off, listen(2) refused unless allowed" {
+	sbt new net 0 run 'ls /sys/class/net' \
+		run 'python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen()"' \
+		listen 1 run 'python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); print(\"listening\")"'
+	[ "$status" -eq 0 ]
+	has_line 'out=lo\n'
+	[[ "$output" == *"PermissionError: [Errno 1] Operation not permitted"* ]]
+	has_line 'out=listening\n'
+}
+
+@test "sandbox api: network on (the default) goes through slirp4netns" {
+	requires slirp4netns
+	sbt new run 'ls /sys/class/net'
+	[ "$status" -eq 0 ]
+	has_line 'out=lo\ntap0\n'
+}
+
+@test "sandbox api: the environment is the allowlist plus set_env; a token of the caller does not reach the run" {
+	SECRET_TOKEN=hunter2 sbt new net 0 env MODE test env MODE final run 'env | sort'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'MODE=final\n'* ]]
+	[[ "$output" != *'MODE=test'* ]]
+	[[ "$output" != *hunter2* ]]
+}
+
+@test "sandbox api: files: missing, empty, directory, /tmp (not kept), a relative path" {
+	sbt new net 0 read /workspace/nope run ': > empty' read /workspace/empty read /workspace \
+		write /tmp/x data write relative data
+	[ "$status" -eq 0 ]
+	has_line "error=2 sandbox read \`/workspace/nope\`: No such file or directory"
+	has_line 'data='
+	has_line "error=21 sandbox read \`/workspace\`: Is a directory"
+	[[ "$output" == *"rc=-18 error=sandbox write \`/tmp/x\`: /proc, /sys, /dev, /run and /tmp are each run's own and not kept"* ]]
+	has_line "rc=-22 error=sandbox write \`relative\`: not an absolute path: Invalid argument"
+}
+
+@test "sandbox api: attack: a symlink planted by the program never leads the host side out of its view" {
+	# a host file only root may read, outside /tmp (each run's own)
+	SBX_SECRET=$(mktemp /var/tmp/cvisor-sbx-secret.XXXXXX)
+	local mark="$SBX_SECRET"
+	echo topsecret >"$mark"
+	chmod 600 "$mark"
+	sbt new net 0 run "ln -s /etc/shadow sh; ln -s $mark hs; ln -s /etc/passwd pw; mkfifo fifo" \
+		read /workspace/sh read /workspace/hs write /workspace/pw pwned read /workspace/fifo \
+		copyout /workspace/hs "$CV_TMP/out" copyout /workspace/pw "$CV_TMP/pw"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *topsecret* ]]
+	[[ "$output" != *'root:'* ]]
+	has_line "error=13 sandbox read \`/workspace/hs\`: Permission denied"
+	has_line "error=22 sandbox read (not a regular file) \`/workspace/fifo\`: Invalid argument"
+	# /etc/passwd through the link: refused as the program would be
+	[[ "$output" == *"sandbox write \`/workspace/pw\`: Permission denied"* ]]
+	run ! grep -q pwned /etc/passwd
+	[ ! -e "$CV_TMP/out" ]
+	# what the link showed the program: the host's file, read-only
+	cmp /etc/passwd "$CV_TMP/pw"
+}
+
+@test "sandbox api: copy_into and copy_out of a file; copy_out replaces its destination, never follows it" {
+	printf 'payload\n' >"$CV_TMP/in"
+	ln -s /etc/hostname "$CV_TMP/dest"
+	sbt new net 0 copyin "$CV_TMP/in" /workspace/in run 'cat in; echo more >> in' \
+		copyout /workspace/in "$CV_TMP/dest" copyin "$CV_TMP" /workspace/d
+	[ "$status" -eq 0 ]
+	has_line 'out=payload\n'
+	[ ! -L "$CV_TMP/dest" ]
+	[ "$(cat "$CV_TMP/dest")" = "$(printf 'payload\nmore')" ]
+	[ "$(cat /etc/hostname)" != payload ]
+}
+
+@test "sandbox api: a plain session streams stdout and stderr apart, in order; its stdin is closed" {
+	sbt new net 0 sess 'for i in 1 2 3; do echo o$i; echo e$i >&2; sleep 0.1; done; cat' 0 \
+		sin x swait sout serr
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'sin=-32'* ]]
+	has_line 'swait=0'
+	has_line 'sout=o1\no2\no3\n'
+	has_line 'serr=e1\ne2\ne3\n'
+}
+
+@test "sandbox api: a PTY session is a terminal that follows resize, echoes, and exits with the shell's status" {
+	sbt new net 0 sess - 1 resize 40 100 sleep 300 sin 'tty; stty size; exit 5
+' swait sout
+	[ "$status" -eq 0 ]
+	has_line 'swait=5'
+	[[ "$output" == *'tty; stty size; exit 5\r\n/dev/pts/0\r\n40 100\r\n'* ]]
+}
+
+@test "sandbox api: kill ends everything a session started (137); try_wait tells running from done" {
+	sbt new net 0 sess 'sleep 987.653 & sleep 987.654' 0 sleep 300 stry skill swait stry
+	[ "$status" -eq 0 ]
+	has_line 'stry=0 done=0'
+	has_line 'swait=137'
+	has_line 'stry=137 done=1'
+	run pgrep -f "sleep 987.65"
+	[ "$status" -eq 1 ]
+	assert_sandboxes_gone
+}
+
+@test "sandbox api: 20 threads, each with its own sandbox, run at once" {
+	sbt threads 20 'echo $$ > pid; exit 7'
+	[ "$status" -eq 0 ]
+	has_line 'threads ok=40'
+	assert_sandboxes_gone
+}
+
+@test "sandbox api: SIGKILL of the caller leaves nothing behind: no keeper, no run, no mount point" {
+	mkfifo "$CV_TMP/in"
+	"$SBT" ctx "$CV_ROOT" new net 0 sess 'sleep 987.655' 0 sleep 200 ready <"$CV_TMP/in" >"$CV_TMP/out" 2>&1 &
+	local pid=$! keeper i
+	cv_track_pid "$pid"
+	exec 7>"$CV_TMP/in"
+	for i in $(seq 300); do
+		grep -qx ready "$CV_TMP/out" && break
+		sleep 0.1
+	done
+	grep -qx ready "$CV_TMP/out"
+	keeper=$(pgrep -f -- "--root=$CV_ROOT .*sandbox-keeper" | head -1)
+	[ -n "$keeper" ]
+	[ -d "/run/cvisor-keepers/keeper-$keeper" ]
+	pgrep -f "sleep 987.655"
+	kill -9 "$pid"
+	exec 7>&-
+	for i in $(seq 100); do
+		kill -0 "$keeper" 2>/dev/null || break
+		sleep 0.1
+	done
+	run kill -0 "$keeper"
+	[ "$status" -ne 0 ]
+	run pgrep -f "sleep 987.655"
+	[ "$status" -eq 1 ]
+	[ ! -e "/run/cvisor-keepers/keeper-$keeper" ]
+	assert_sandboxes_gone
+}
+
+@test "sandbox api: bad settings fail the next run with a message naming the key" {
+	sbt new net 0 limits 1000 0 0 run true opt rootfs / opt nosuch 1 opt cpu_seconds 0
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'error=--memory: '* ]]
+	has_line 'rc=-22 error=sandbox: rootfs: a library sandbox runs on the host'"'"'s root as the caller'
+	has_line 'rc=-22 error=sandbox: `nosuch`: not a policy key (see cvisor-do(1))'
+	has_line 'rc=-22 error=--cpu-seconds: must be between 1 and 4294967296, got "0"'
+}
