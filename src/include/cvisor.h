@@ -400,6 +400,16 @@ uint8_t *cvisor_sandbox_read_file(CvisorSandbox *sb, const char *path, size_t *l
 int cvisor_sandbox_copy_into(CvisorSandbox *sb, const char *host_path, const char *guest_path);
 int cvisor_sandbox_copy_out(CvisorSandbox *sb, const char *guest_path, const char *host_path);
 
+/* Caches: cache_save archives the guest directory SANDBOX_PATH under KEY
+ * in BACKEND ("" or "disk": a per-user cache directory; "disk:/path";
+ * "s3://bucket/prefix?region=..&endpoint=.."), in FORMAT ("gzip", the
+ * default for "" or NULL; "none"; "zstd"); cache_restore unpacks it into
+ * SANDBOX_PATH (the overlay). Not built yet: both fail with EOPNOTSUPP. */
+int cvisor_cache_save(CvisorSandbox *sb, const char *sandbox_path, const char *key, const char *backend,
+		      const char *format);
+int cvisor_cache_restore(CvisorSandbox *sb, const char *sandbox_path, const char *key, const char *backend,
+			 const char *format);
+
 /* `/bin/sh -c COMMAND`, stdin empty, both streams captured (each capped at
  * max_output_bytes, 64 MiB unless set; the excess is dropped and the
  * report says so). The timeout (ms; 0 = the policy's) kills every process

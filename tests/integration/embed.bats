@@ -46,11 +46,16 @@ embed_bundle() {
 	[ -n "$declared" ]
 	[ "$declared" = "$exported" ]
 	[ "$declared" = "$listed" ]
-	run sh -c "nm -D --defined-only '$LIBCVISOR' | awk '\$2 != \"A\"' | grep -v '@@CVISOR_0.1\$'"
+	run sh -c "nm -D --defined-only '$LIBCVISOR' | awk '\$2 != \"A\"' | grep -v '@@CVISOR_0.[12]\$'"
 	[ -z "$output" ]
-	# the container API's run was renamed for the sandbox ABI's cvisor_run
-	run sh -c "nm -D '$LIBCVISOR' | grep -w cvisor_run"
-	[ "$status" -ne 0 ]
+	# the container API's run was renamed for the sandbox ABI's cvisor_run,
+	# and each node holds its release's calls
+	run sh -c "nm -D '$LIBCVISOR' | grep -w 'cvisor_run@@CVISOR_0.2'"
+	[ "$status" -eq 0 ]
+	run sh -c "nm -D '$LIBCVISOR' | grep -w 'cvisor_container_run@@CVISOR_0.1'"
+	[ "$status" -eq 0 ]
+	run sh -c "nm -D '$LIBCVISOR' | grep -w 'cvisor_sandbox_new@@CVISOR_0.2'"
+	[ "$status" -eq 0 ]
 }
 
 @test "embed: 8 threads create, start, exec, kill and delete from a writable binary; the caller is unchanged" {

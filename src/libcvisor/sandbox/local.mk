@@ -12,3 +12,4 @@ libcvisor_core_la_SOURCES += \
 	src/libcvisor/sandbox/do.c \
 	src/libcvisor/sandbox/keeper.c src/libcvisor/sandbox/keeper.h \
 	src/libcvisor/sandbox/sandbox-api.c
+dist_man_MANS += man/cvisor-sandbox.3

@@ -852,6 +852,22 @@ int cvisor_sandbox_copy_out(CvisorSandbox *sb, const char *guest_path, const cha
 	return 0;
 }
 
+/* ---- caches ---- */
+
+int cvisor_cache_save(CvisorSandbox *sb, const char *sandbox_path, const char *key, const char *backend,
+		      const char *format)
+{
+	(void)sb, (void)sandbox_path, (void)key, (void)backend, (void)format;
+	return failf(EOPNOTSUPP, "sandbox cache_save: not built yet (needs the archive module)");
+}
+
+int cvisor_cache_restore(CvisorSandbox *sb, const char *sandbox_path, const char *key, const char *backend,
+			 const char *format)
+{
+	(void)sb, (void)sandbox_path, (void)key, (void)backend, (void)format;
+	return failf(EOPNOTSUPP, "sandbox cache_restore: not built yet (needs the archive module)");
+}
+
 /* ---- sessions ---- */
 
 /* A pty of the library's: the master stays here, the slave becomes the
