@@ -29,7 +29,6 @@ cv_cmd_fn cmd_create, cmd_start, cmd_run, cmd_state, cmd_kill, cmd_delete, cmd_e
 	cmd_ps, cmd_list, cmd_pause, cmd_resume, cmd_update, cmd_events, cmd_spec, cmd_features;
 /* the sandbox: src/cmd/do.c */
 cv_cmd_fn cmd_do, cmd_gc;
-cv_cmd_fn cmd_sandbox_keeper, cmd_sandbox_agent;
 
 /* Long options without a short form use values from here up. */
 #define CLI_LONG_ONLY 0x100

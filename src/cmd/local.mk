@@ -14,5 +14,5 @@ src_cvisor_SOURCES += src/cvisor.c src/include/cvisor-binary.h \
 src_cvisor_SOURCES += src/cmd/update.c src/cmd/events.c
 dist_man_MANS += man/cvisor.8
 # the sandbox
-src_cvisor_SOURCES += src/cmd/do.c src/cmd/sandbox.c
+src_cvisor_SOURCES += src/cmd/do.c
 dist_man_MANS += man/cvisor-do.1
