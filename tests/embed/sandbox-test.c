@@ -17,9 +17,17 @@
  *   threads N CMD           N threads, each its own sandbox running CMD
  *                           twice, "threads ok=K" when K runs printed 7
  *   ready                   print "ready" and wait for stdin's EOF
+ *   caller                  "caller=unchanged" when this process's signal
+ *                           dispositions and mask, dumpable and subreaper
+ *                           flags and open fds are as at the start, and it
+ *                           has no child; else what changed
  * Every failure prints "error=<errno> <cvisor_last_error()>". */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,6 +87,64 @@ static void output(CvisorOutput *o)
 	cvisor_output_free(o);
 }
 
+struct caller_state {
+	struct sigaction act[65];
+	sigset_t mask;
+	int dumpable, subreaper, fds;
+};
+
+static int count_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+static void caller_state(struct caller_state *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int s = 1; s < 65; s++)
+		sigaction(s, NULL, &c->act[s]);
+	sigprocmask(SIG_SETMASK, NULL, &c->mask);
+	c->dumpable = prctl(PR_GET_DUMPABLE);
+	prctl(PR_GET_CHILD_SUBREAPER, &c->subreaper);
+	c->fds = count_fds();
+}
+
+static void caller_compare(const struct caller_state *a)
+{
+	struct caller_state b;
+	bool same = true;
+	caller_state(&b);
+	for (int s = 1; s < 65; s++)
+		if (a->act[s].sa_handler != b.act[s].sa_handler || a->act[s].sa_flags != b.act[s].sa_flags) {
+			printf("caller: the disposition of signal %d changed\n", s);
+			same = false;
+		}
+	if (memcmp(&a->mask, &b.mask, sizeof(a->mask)) != 0) {
+		printf("caller: the signal mask changed\n");
+		same = false;
+	}
+	if (a->dumpable != b.dumpable || a->subreaper != b.subreaper) {
+		printf("caller: dumpable or subreaper changed\n");
+		same = false;
+	}
+	if (a->fds != b.fds) {
+		printf("caller: %d fds open, %d at the start\n", b.fds, a->fds);
+		same = false;
+	}
+	if (waitpid(-1, NULL, WNOHANG | __WALL) != -1 || errno != ECHILD) {
+		printf("caller: it has a child\n");
+		same = false;
+	}
+	if (same)
+		printf("caller=unchanged\n");
+}
+
 struct thread_arg {
 	const char *cmd;
 	int ok;
@@ -112,6 +178,8 @@ int main(int argc, char **argv)
 	struct cvisor_context ctx = { .struct_size = sizeof(ctx), .rootless = -1 };
 	bool have_ctx = false;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	struct caller_state start;
+	caller_state(&start);
 
 #define NEED(k)                                                                  \
 	do {                                                                     \
@@ -239,6 +307,8 @@ int main(int argc, char **argv)
 			}
 			printf("threads ok=%d\n", ok);
 			i += 2;
+		} else if (strcmp(op, "caller") == 0) {
+			caller_compare(&start);
 		} else if (strcmp(op, "ready") == 0) {
 			char c;
 			printf("ready\n");

@@ -208,6 +208,12 @@ assert_sandboxes_gone() {
 	assert_sandboxes_gone
 }
 
+@test "sandbox api: the calling process is unchanged: signals, mask, flags, fds, no child" {
+	sbt new net 0 run true sess 'sleep 0.2' 1 swait sfree write /workspace/f x read /workspace/f free caller
+	[ "$status" -eq 0 ]
+	has_line 'caller=unchanged'
+}
+
 @test "sandbox api: 20 threads, each with its own sandbox, run at once" {
 	sbt threads 20 'echo $$ > pid; exit 7'
 	[ "$status" -eq 0 ]
