@@ -352,8 +352,9 @@ const char *cvisor_last_error(void);
 /* A sandbox with the defaults: outbound network, no listening, no limits.
  * NULL only when out of memory. Nothing runs until its first use. */
 CvisorSandbox *cvisor_sandbox_new(void);
-/* Kills what still runs in it, ends its keeper and removes its overlay;
- * waits for that (a few milliseconds). NULL is ignored. */
+/* Kills what still runs in it (its sessions' programs too: the session
+ * objects stay the caller's to free, and wait reports 137), ends its keeper
+ * and removes its overlay; waits for that. NULL is ignored. */
 void cvisor_sandbox_free(CvisorSandbox *sb);
 /* The state root and the helper (struct cvisor_context above; NULL: the
  * defaults) of this sandbox's keeper and runs; before its first use (EBUSY

@@ -5,6 +5,7 @@
  *   ctx ROOT                state root of the sandboxes made after it
  *   new | use N | free      make sandbox N (0..3, "use" picks; new makes
  *                           the next), free the current one
+ *   debug                   the sandbox's debug lines to stderr
  *   net 0|1, listen 0|1, env K V, limits MEM PIDS CPU%, opt KEY VALUE
  *   run CMD                 "exit=N", "out=...", "err=..." (bytes as %q)
  *   runt MS CMD             the same with a timeout
@@ -208,6 +209,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(op, "free") == 0) {
 			cvisor_sandbox_free(SB);
 			sbs[cur] = NULL;
+		} else if (strcmp(op, "debug") == 0) {
+			cvisor_sandbox_set_log_level(SB, 1);
 		} else if (strcmp(op, "net") == 0) {
 			NEED(1);
 			cvisor_sandbox_set_allow_network(SB, atoi(argv[++i]));

@@ -46,3 +46,10 @@ vm_bats() {
 	grep -qxE 'ok [0-9]+ sandbox: memory limit hit is reported \(OOM kill counter\)' <<<"$output"
 	grep -qxE 'ok [0-9]+ sandbox: processes limit hit is reported \(pids events\)' <<<"$output"
 }
+
+@test "v2 guest: every sandbox-api.bats test on a pure cgroup v2 host (libcvisor sandboxes: overlay, limits, sessions)" {
+	requires_root
+	requires bats jq
+	vm_bats sandbox-api.bats
+	grep -qxE 'ok [0-9]+ sandbox api: limits: memory \(OOM\), processes and a CPU share are enforced and reported' <<<"$output"
+}

@@ -26,9 +26,12 @@ sbt() {
 	run timeout 300 "$SBT" ctx "$CV_ROOT" "$@"
 }
 
-# has_line LINE: $output has exactly that line.
+# has_line LINE: $output has exactly that line (else it is shown).
 has_line() {
-	printf '%s\n' "$output" | grep -qxF -- "$1"
+	printf '%s\n' "$output" | grep -qxF -- "$1" || {
+		printf 'no line `%s` in:\n%s\n' "$1" "$output"
+		return 1
+	}
 }
 
 # No keeper of this test's runs, no process of its runs, nothing left.
@@ -214,6 +217,16 @@ assert_sandboxes_gone() {
 	has_line 'caller=unchanged'
 }
 
+@test "sandbox api: freeing a sandbox ends its sessions' programs; the session objects stay usable" {
+	sbt new net 0 sess 'sleep 987.657' 0 sleep 200 free swait stry sfree
+	[ "$status" -eq 0 ]
+	has_line 'swait=137'
+	has_line 'stry=137 done=1'
+	run pgrep -f "sleep 987.657"
+	[ "$status" -eq 1 ]
+	assert_sandboxes_gone
+}
+
 @test "sandbox api: 20 threads, each with its own sandbox, run at once" {
 	sbt threads 20 'echo $$ > pid; exit 7'
 	[ "$status" -eq 0 ]
@@ -257,4 +270,51 @@ assert_sandboxes_gone() {
 	has_line 'rc=-22 error=sandbox: rootfs: a library sandbox runs on the host'"'"'s root as the caller'
 	has_line 'rc=-22 error=sandbox: `nosuch`: not a policy key (see cvisor-do(1))'
 	has_line 'rc=-22 error=--cpu-seconds: must be between 1 and 4294967296, got "0"'
+}
+
+# ---- as an unprivileged user: the keeper mounts in a user namespace ----
+
+# sbt_nobody STEPS...: the test program as nobody, on a state root of its own.
+sbt_nobody() {
+	run timeout 300 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env -i PATH="$PATH" HOME="$NR/home" CVISOR_HELPER="$CVISOR" CVISOR_SLIRP_HOOK="$CVISOR_SLIRP_HOOK" \
+		"$SBT" ctx "$NR/root" "$@"
+}
+
+@test "sandbox api as nobody: runs persist in the sandbox's overlay, never on the host, never in another sandbox" {
+	requires_unprivileged_userns
+	local mark="cvisor-sbx-nobody-$$"
+	sbt_nobody new net 0 run "id -u; echo a > f; echo b > /var/tmp/$mark; pwd" run "cat f /var/tmp/$mark" \
+		write /workspace/w data read /workspace/w new net 0 run "cat /var/tmp/$mark f"
+	[ "$status" -eq 0 ]
+	has_line 'out=65534\n/workspace\n'
+	has_line 'out=a\nb\n'
+	has_line 'data=data'
+	has_line "err=cat: /var/tmp/$mark: No such file or directory\ncat: f: No such file or directory\n"
+	[ ! -e "/var/tmp/$mark" ]
+	run pgrep -f -- "--root=$NR/root .*sandbox-keeper"
+	[ "$status" -eq 1 ]
+	[ -z "$(ls -A "$NR/root-keepers" 2>/dev/null)" ]
+}
+
+@test "sandbox api as nobody: the host's files stay read-only and masked; limits it cannot enforce are reported" {
+	requires_unprivileged_userns
+	sbt_nobody new net 0 limits $((64 << 20)) 0 0 run 'echo x > /etc/cvisor-nobody; cat /etc/shadow; exit 0' report
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'/etc/cvisor-nobody: Permission denied'* ]]
+	[[ "$output" != *'root:'* ]]
+	[ ! -e /etc/cvisor-nobody ]
+	[[ "$output" == *'"not_enforced": ['*'"memory"'* ]]
+}
+
+@test "sandbox api as nobody: a PTY session and a kill" {
+	requires_unprivileged_userns
+	sbt_nobody new net 0 sess - 1 sleep 300 sin 'tty; exit 4
+' swait sout sess 'sleep 987.658' 0 sleep 300 skill swait
+	[ "$status" -eq 0 ]
+	has_line 'swait=4'
+	has_line 'swait=137'
+	[[ "$output" == *'/dev/pts/0'* ]]
+	run pgrep -f "sleep 987.658"
+	[ "$status" -eq 1 ]
 }

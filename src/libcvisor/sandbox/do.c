@@ -104,7 +104,7 @@ int cvisor_do_gc(const struct cvisor_context *ctx, unsigned *removed, cvisor_err
 
 	if ((r = cv_abi_context(ctx, &c, err)) < 0 || (r = cv_sandbox_gc(&c, &n, err)) < 0)
 		return r;
-	cv_keeper_gc(&n);
+	cv_keeper_gc(&c, &n);
 	if (removed)
 		*removed = n;
 	return 0;

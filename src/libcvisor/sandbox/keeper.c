@@ -22,7 +22,9 @@
 
 #include "cleanup.h"
 #include "fs/mounts.h"
+#include "fs/safe-path.h"
 #include "io.h"
+#include "lifecycle/create.h"
 #include "lifecycle/helper.h"
 #include "log.h"
 #include "process/sync.h"
@@ -47,6 +49,7 @@ struct layers {
 	unsigned next;    /* upper/work directory number */
 	uid_t uid;        /* the program's host identity */
 	gid_t gid;
+	bool userns;      /* mounted in a user namespace of ours (not root) */
 };
 
 /* An overlay of the host mount at MP on TARGET, its upper and work
@@ -59,18 +62,34 @@ static int overlay(struct layers *l, const char *mp, const char *target, bool wo
 	snprintf(work, sizeof(work), "%s/w%u", l->top, n);
 	if (mkdir(upper, 0755) < 0 || mkdir(work, 0700) < 0)
 		return cv_error_errno(err, "sandbox root: mkdir in `%s`", l->top);
+	/* an overlay's root takes its owner and mode from the upper layer's:
+	 * the lower's then (/var/tmp stays 1777, /etc root's). In a user
+	 * namespace an owner it does not map cannot be given: the root is
+	 * then the caller's, with only the rights the host gives others */
+	struct stat lst;
+	if (stat(mp, &lst) < 0)
+		return cv_error_errno(err, "sandbox root: stat `%s`", mp);
+	mode_t mode = lst.st_mode & 07777;
+	/* an owner not mapped shows as the overflow id, nobody's: nobody
+	 * cannot tell its own files from those */
+	if (l->userns && (lst.st_uid != l->uid || l->uid == CV_SANDBOX_NOBODY))
+		mode = (mode & 07000) | (mode & 07) * 0111;
+	if (chmod(upper, mode) < 0 || (!l->userns && chown(upper, lst.st_uid, lst.st_gid) < 0))
+		return cv_error_errno(err, "sandbox root: the upper layer of `%s`", mp);
 	if (workspace) {
 		/* made before the overlay is mounted: its layers are not to be
 		 * changed under it */
 		char ws[PATH_MAX + sizeof(CV_SANDBOX_PERSISTENT_WORKSPACE)];
 		snprintf(ws, sizeof(ws), "%s%s", upper, CV_SANDBOX_PERSISTENT_WORKSPACE);
-		if (mkdir(ws, 0700) < 0 || chown(ws, l->uid, l->gid) < 0)
+		if (mkdir(ws, 0700) < 0 || (!l->userns && chown(ws, l->uid, l->gid) < 0))
 			return cv_error_errno(err, "sandbox root: make the workspace `%s`", ws);
 	}
 	/* the separators of the option string cannot be escaped everywhere */
 	if (strpbrk(mp, ",:\\"))
 		return cv_error(err, EINVAL, "sandbox root: `%s`: a name overlayfs cannot take", mp);
-	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", mp, upper, work);
+	/* in a user namespace overlayfs keeps its metadata in user.* xattrs */
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s%s", mp, upper, work,
+		 l->userns ? ",userxattr" : "");
 	if (mount("overlay", target, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
 		return cv_error_errno(err, "sandbox root: overlay of `%s` on `%s`", mp, target);
 	return 0;
@@ -123,6 +142,75 @@ static int mount_points(char ***out, cv_error_t *err)
 	return 0;
 }
 
+/* In a user namespace (a caller without root) the host's mounts are
+ * locked to each other, and overlayfs takes no lower directory with a
+ * locked mount below it: a directory with mounts below becomes a skeleton
+ * in the tmpfs (its subdirectories built the same way, its symlinks
+ * copied, its files bound read-only), every other directory an overlay. */
+static bool has_mount_below(char **mps, const char *dir)
+{
+	for (char **mp = mps; *mp; mp++)
+		if (under(*mp, dir) && strcmp(*mp, dir) != 0)
+			return true;
+	return false;
+}
+
+static int skeleton(struct layers *l, char **mps, const char *path, const char *target, int depth,
+		    cv_error_t *err)
+{
+	if (!has_mount_below(mps, path))
+		return overlay(l, path, target, false, err);
+	if (depth > 32)
+		return cv_error(err, ELOOP, "sandbox root: `%s`: too deep", path);
+	cleanup_dir DIR *d = opendir(path);
+	if (!d)
+		return cv_error_errno(err, "sandbox root: open `%s`", path);
+	for (struct dirent *e; (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char from[PATH_MAX], to[PATH_MAX];
+		struct stat st;
+		if (snprintf(from, sizeof(from), "%s/%s", strcmp(path, "/") ? path : "", e->d_name) >= (int)sizeof(from) ||
+		    snprintf(to, sizeof(to), "%s/%s", target, e->d_name) >= (int)sizeof(to))
+			continue;
+		bool own = false;
+		for (size_t i = 0; i < sizeof(own_mounts) / sizeof(own_mounts[0]); i++)
+			own |= strcmp(from, own_mounts[i]) == 0;
+		if (lstat(from, &st) < 0 || under(l->top, from) || under(from, l->top)) {
+			if (!under(from, l->top) && !under(l->top, from))
+				cv_debug("sandbox root: `%s` left out: %s", from, strerror(errno));
+			/* where the tmpfs hangs: only the path down to it */
+			if (under(l->top, from) && S_ISDIR(st.st_mode) && mkdir(to, 0755) < 0)
+				return cv_error_errno(err, "sandbox root: mkdir `%s`", to);
+			continue;
+		}
+		cleanup_error cv_error_t sub = NULL;
+		int r = 0;
+		if (S_ISDIR(st.st_mode)) {
+			if (mkdir(to, st.st_mode & 07777) < 0)
+				return cv_error_errno(err, "sandbox root: mkdir `%s`", to);
+			if (!own)
+				r = skeleton(l, mps, from, to, depth + 1, &sub);
+		} else if (S_ISLNK(st.st_mode)) {
+			char link[PATH_MAX];
+			ssize_t n = readlink(from, link, sizeof(link) - 1);
+			if (n >= 0) {
+				link[n] = '\0';
+				if (symlink(link, to) < 0)
+					return cv_error_errno(err, "sandbox root: symlink `%s`", to);
+			}
+		} else if (S_ISREG(st.st_mode)) {
+			cleanup_close int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd < 0)
+				return cv_error_errno(err, "sandbox root: create `%s`", to);
+			r = bind_ro(from, to, &sub);
+		}
+		if (r < 0)
+			cv_debug("%s: left out", sub->msg);
+	}
+	return 0;
+}
+
 static int setup_root(struct layers *l, const char *root, cv_error_t *err)
 {
 	cleanup_strv char **mps = NULL;
@@ -130,6 +218,16 @@ static int setup_root(struct layers *l, const char *root, cv_error_t *err)
 		return -1;
 	if (mkdir(root, 0755) < 0)
 		return cv_error_errno(err, "sandbox root: mkdir `%s`", root);
+	if (l->userns) {
+		/* the workspace in the tmpfs, the skeleton's own */
+		char ws[PATH_MAX + sizeof(CV_SANDBOX_PERSISTENT_WORKSPACE)];
+		snprintf(ws, sizeof(ws), "%s%s", root, CV_SANDBOX_PERSISTENT_WORKSPACE);
+		if (skeleton(l, mps, "/", root, 0, err) < 0)
+			return -1;
+		if (mkdir(ws, 0700) < 0 && errno != EEXIST)
+			return cv_error_errno(err, "sandbox root: make the workspace `%s`", ws);
+		return 0;
+	}
 	if (overlay(l, "/", root, true, err) < 0)
 		return -1;
 	for (char **mp = mps; *mp; mp++) {
@@ -319,6 +417,24 @@ static int receive(int sock, struct request *r, cv_error_t *err)
 
 /* ---- the keeper ---- */
 
+/* A caller without root: a user namespace mapping only its own ids (to
+ * themselves), where this process may mount the tmpfs and the overlays;
+ * the runs are made from it as by that user (rootless). */
+static int own_userns(uid_t uid, gid_t gid, cv_error_t *err)
+{
+	char map[64];
+	if (unshare(CLONE_NEWUSER) < 0)
+		return cv_error_errno(err, "sandbox keeper: a user namespace (needed to mount the overlay as a user)");
+	int n = snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (cv_procfs_write("self/uid_map", map, (size_t)n, err) < 0 ||
+	    cv_procfs_write("self/setgroups", "deny\n", 5, err) < 0)
+		return cv_error_prefix(err, "sandbox keeper: user namespace");
+	n = snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (cv_procfs_write("self/gid_map", map, (size_t)n, err) < 0)
+		return cv_error_prefix(err, "sandbox keeper: user namespace");
+	return 0;
+}
+
 static int keeper_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err)
 {
 	cleanup_free char *base = NULL;
@@ -339,15 +455,30 @@ static int keeper_dir(const struct cvisor_context *ctx, char **out, cv_error_t *
 
 int cv_keeper_base_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err)
 {
-	(void)ctx;
-	if (!(*out = strdup(CV_KEEPER_BASE_DIR)))
+	if (geteuid() == 0) {
+		if (!(*out = strdup(CV_KEEPER_BASE_DIR)))
+			return cv_error(err, ENOMEM, "sandbox keeper");
+		return 0;
+	}
+	/* a user's program runs as that user: its own directories do */
+	cleanup_free char *root = NULL;
+	if (cv_context_root(ctx, &root, err) < 0)
+		return -1;
+	size_t n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (asprintf(out, "%.*s-keepers", (int)n, root) < 0)
 		return cv_error(err, ENOMEM, "sandbox keeper");
 	return 0;
 }
 
-void cv_keeper_gc(unsigned *removed)
+void cv_keeper_gc(const struct cvisor_context *ctx, unsigned *removed)
 {
-	cleanup_dir DIR *d = opendir(CV_KEEPER_BASE_DIR);
+	cleanup_free char *base = NULL;
+	cleanup_error cv_error_t err = NULL;
+	if (cv_keeper_base_dir(ctx, &base, &err) < 0)
+		return;
+	cleanup_dir DIR *d = opendir(base);
 	for (struct dirent *e; d && (e = readdir(d));) {
 		char *end;
 		if (strncmp(e->d_name, CV_KEEPER_DIR_PREFIX, strlen(CV_KEEPER_DIR_PREFIX)) != 0)
@@ -421,9 +552,6 @@ int cv_sandbox_keeper(const struct cvisor_context *ctx, cv_error_t *err)
 	int sock = cv_helper_socket();
 	if (sock < 0)
 		return cv_error(err, EINVAL, "sandbox-keeper: run only by libcvisor, as its helper");
-	if (geteuid() != 0)
-		return cv_error(err, ENOTSUP,
-				"sandbox: a library sandbox needs root for now (its overlay is mounted by the keeper)");
 	struct cv_sandbox_host h;
 	if (cv_sandbox_host_init(&h, false, err) < 0)
 		return -1;
@@ -437,7 +565,15 @@ int cv_sandbox_keeper(const struct cvisor_context *ctx, cv_error_t *err)
 		return -1;
 	int r = -1;
 	char root[PATH_MAX];
-	struct layers l = { .top = dir, .uid = h.sandbox_uid, .gid = h.sandbox_gid };
+	bool root_caller = h.uid == 0;
+	/* the program's host identity: as root an unprivileged one, else
+	 * the caller's own */
+	struct layers l = { .top = dir,
+			    .uid = root_caller ? h.sandbox_uid : h.uid,
+			    .gid = root_caller ? h.sandbox_gid : h.gid,
+			    .userns = !root_caller };
+	if (!root_caller && own_userns(h.uid, h.gid, err) < 0)
+		goto out;
 	if (unshare(CLONE_NEWNS) < 0) {
 		cv_error_errno(err, "sandbox keeper: unshare the mount namespace");
 		goto out;

@@ -67,16 +67,18 @@ struct cv_keeper_rec {
 };
 #define CV_KEEPER_REC_MAX (4u << 20)
 
-/* The keepers' mount points: CV_KEEPER_BASE_DIR/keeper-<pid> (cvisor gc
- * removes those of dead keepers). Not under the state root: the runtime
- * reaches the root's mounts as the program's unprivileged identity, which
- * must be able to pass every directory above (a state root may be private,
- * 0700); each directory there is empty on the host. */
+/* The keepers' mount points: for root CV_KEEPER_BASE_DIR/keeper-<pid>,
+ * not under the state root: the runtime reaches the root's mounts as the
+ * program's unprivileged identity, which must be able to pass every
+ * directory above (a state root may be private, 0700); each directory
+ * there is empty on the host. For another user, whose program runs as
+ * that user, <state root>-keepers/keeper-<pid>. cvisor gc removes those of
+ * dead keepers. */
 #define CV_KEEPER_BASE_DIR "/run/cvisor-keepers"
 #define CV_KEEPER_DIR_PREFIX "keeper-"
 int cv_keeper_base_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err);
 /* Removes the mount point directories of dead keepers; counts them. */
-void cv_keeper_gc(unsigned *removed);
+void cv_keeper_gc(const struct cvisor_context *ctx, unsigned *removed);
 
 /* The keeper's and the agent's entry points are in cvisor-binary.h:
  * cv_sandbox_keeper() and cv_sandbox_agent(). The agent (`cvisor

@@ -44,7 +44,12 @@ struct CvisorSandbox {
 	bool debug;
 	int pidfd, sock;      /* the keeper; -1 before the first use */
 	cv_error_t dead;      /* why the keeper cannot be used */
+	CvisorSession *sessions; /* not yet freed (sessions_lock) */
 };
+
+/* The links between sandboxes and their sessions: either may be freed
+ * first. Taken before a session's own lock, never after. */
+static pthread_mutex_t sessions_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct CvisorOutput {
 	int exit_code;
@@ -69,9 +74,11 @@ struct run {
 
 struct CvisorSession {
 	pthread_mutex_t lock;
+	/* its sandbox, until either is freed (sessions_lock) */
 	CvisorSandbox *sb;
+	CvisorSession *next, *prev;
 	struct run r;
-	bool pty;
+	bool pty, debug;
 	/* output read by wait() or try_wait(), not yet by the caller */
 	uint8_t *out, *err;
 	size_t out_len, err_len;
@@ -117,9 +124,9 @@ __attribute__((format(printf, 2, 3))) static int failf(int errnum, const char *f
 	return -errnum;
 }
 
-static void sb_log(CvisorSandbox *sb, int level, const char *msg)
+static void sb_log(bool debug, int level, const char *msg)
 {
-	if (sb->debug)
+	if (debug)
 		dprintf(2, "cvisor sandbox: %s\n", msg);
 	else
 		cv_log(level, "%s", msg);
@@ -310,7 +317,7 @@ static int keeper_messages(CvisorSandbox *sb, bool wait, cv_error_t *err)
 		if (cv_sync_recv(sb->sock, &m, &e) < 0) {
 			if (!sb->dead)
 				cv_error(&sb->dead, EPIPE, "sandbox: its keeper has ended");
-			return cv_error(err, sb->dead->errnum, "%s", sb->dead->msg);
+			return cv_error_plain(err, sb->dead->errnum, "%s", sb->dead->msg);
 		}
 		int r = 0;
 		switch (m.type) {
@@ -318,7 +325,7 @@ static int keeper_messages(CvisorSandbox *sb, bool wait, cv_error_t *err)
 			r = cv_helper_protocol_check(&sb->ctx, m.errnum, err);
 			break;
 		case CV_SYNC_LOG:
-			sb_log(sb, m.errnum, m.payload ? m.payload : "");
+			sb_log(sb->debug, m.errnum, m.payload ? m.payload : "");
 			break;
 		case CV_SYNC_ERROR:
 			cv_error_release(&sb->dead);
@@ -338,7 +345,7 @@ static int keeper_messages(CvisorSandbox *sb, bool wait, cv_error_t *err)
 			return r;
 		if (sb->dead) {
 			/* its process stays ours to reap through the pidfd */
-			return cv_error(err, sb->dead->errnum, "%s", sb->dead->msg);
+			return cv_error_plain(err, sb->dead->errnum, "%s", sb->dead->msg);
 		}
 	}
 }
@@ -373,10 +380,24 @@ static void keeper_down(CvisorSandbox *sb)
 	cv_closep(&sb->pidfd);
 }
 
+static void session_kill_locked(CvisorSession *s);
+
 void cvisor_sandbox_free(CvisorSandbox *sb)
 {
 	if (!sb)
 		return;
+	/* what still runs ends; the sessions stay the caller's to free */
+	pthread_mutex_lock(&sessions_lock);
+	for (CvisorSession *s = sb->sessions, *next; s; s = next) {
+		next = s->next;
+		pthread_mutex_lock(&s->lock);
+		session_kill_locked(s);
+		pthread_mutex_unlock(&s->lock);
+		s->sb = NULL;
+		s->next = s->prev = NULL;
+	}
+	sb->sessions = NULL;
+	pthread_mutex_unlock(&sessions_lock);
 	keeper_down(sb);
 	cv_policy_free(sb->policy);
 	free(sb->state_root);
@@ -541,7 +562,7 @@ static int set_nonblock(int fd)
 
 /* The result's records: log lines to the log, then the report or the
  * error. 0 with *code and *report, or the run's error. */
-static int run_outcome(CvisorSandbox *sb, struct run *r, int *code, char **report, cv_error_t *err)
+static int run_outcome(bool debug, struct run *r, int *code, char **report, cv_error_t *err)
 {
 	size_t off = 0;
 	bool got = false;
@@ -556,7 +577,7 @@ static int run_outcome(CvisorSandbox *sb, struct run *r, int *code, char **repor
 		if (!p)
 			return cv_error(err, ENOMEM, "sandbox run");
 		if (h.type == CV_KEEPER_REC_LOG) {
-			sb_log(sb, h.value, p);
+			sb_log(debug, h.value, p);
 		} else if (h.type == CV_KEEPER_REC_ERROR) {
 			return cv_error_plain(err, h.value > 0 ? h.value : EIO, "%s", p);
 		} else if (h.type == CV_KEEPER_REC_REPORT) {
@@ -657,7 +678,7 @@ static CvisorOutput *run_capture(CvisorSandbox *sb, const char *const *argv, con
 		cv_closep(&inp[i]);
 	}
 	if (run_collect(&r, input, input_len, &o->out, &o->out_len, &o->err, &o->err_len, SIZE_MAX, err) < 0 ||
-	    run_outcome(sb, &r, &o->exit_code, &o->report, err) < 0)
+	    run_outcome(sb->debug, &r, &o->exit_code, &o->report, err) < 0)
 		goto fail;
 	run_release(&r);
 	return o;
@@ -911,9 +932,11 @@ CvisorSession *cvisor_session_start(CvisorSandbox *sb, const char *command, int 
 		return NULL;
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	s->sb = sb;
 	s->r = (struct run)RUN_INIT;
 	s->pty = pty != 0;
+	pthread_mutex_lock(&sb->lock);
+	s->debug = sb->debug;
+	pthread_mutex_unlock(&sb->lock);
 	const char *sh_c[] = { "/bin/sh", "-c", command, NULL }, *sh_i[] = { "/bin/sh", "-i", NULL };
 	int slave = -1, outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, null = -1, fds[3];
 	int r = -1;
@@ -956,6 +979,13 @@ out:
 		free(s);
 		return NULL;
 	}
+	pthread_mutex_lock(&sessions_lock);
+	s->sb = sb;
+	s->next = sb->sessions;
+	if (s->next)
+		s->next->prev = s;
+	sb->sessions = s;
+	pthread_mutex_unlock(&sessions_lock);
 	return s;
 }
 
@@ -977,7 +1007,7 @@ static void session_poll(CvisorSession *s)
 			cv_closep(&s->r.err);
 		cleanup_error cv_error_t e = NULL;
 		cleanup_free char *report = NULL;
-		if (run_outcome(s->sb, &s->r, &s->exit_code, &report, &e) < 0) {
+		if (run_outcome(s->debug, &s->r, &s->exit_code, &report, &e) < 0) {
 			cv_warn("%s", e->msg);
 			s->exit_code = 128 + SIGKILL;
 		}
@@ -1082,13 +1112,19 @@ int cvisor_session_wait(CvisorSession *s)
 	}
 }
 
+/* Under s->lock. */
+static void session_kill_locked(CvisorSession *s)
+{
+	if (!s->done && s->r.kill >= 0)
+		(void)write(s->r.kill, "k", 1);
+}
+
 void cvisor_session_kill(CvisorSession *s)
 {
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	if (!s->done && s->r.kill >= 0)
-		(void)write(s->r.kill, "k", 1);
+	session_kill_locked(s);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -1096,6 +1132,17 @@ void cvisor_session_free(CvisorSession *s)
 {
 	if (!s)
 		return;
+	pthread_mutex_lock(&sessions_lock);
+	if (s->sb) {
+		if (s->prev)
+			s->prev->next = s->next;
+		else
+			s->sb->sessions = s->next;
+		if (s->next)
+			s->next->prev = s->prev;
+		s->sb = NULL;
+	}
+	pthread_mutex_unlock(&sessions_lock);
 	cvisor_session_kill(s);
 	uint64_t until = cv_now_ms() + FREE_WAIT_MS;
 	for (;;) {
