@@ -332,8 +332,9 @@ int cvisor_do_gc(const struct cvisor_context *ctx, unsigned *removed, cvisor_err
  * child. free() ends every run and the keeper, and with it the overlay; so
  * does the end of the calling process, SIGKILL included (nothing is left
  * but, after a SIGKILL of the keeper itself, an empty directory that
- * `cvisor gc` removes). Root only for now: as another user the first use
- * fails with ENOTSUP.
+ * `cvisor gc` removes). As another user, the keeper mounts in a user
+ * namespace of its own and the program runs as the caller: see
+ * cvisor-sandbox(3), UNPRIVILEGED CALLERS, for what that allows.
  *
  * Conventions (fixed by the SDKs in the field): int results are 0 or a
  * negative errno; byte buffers are malloc'd copies released with
