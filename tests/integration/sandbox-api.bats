@@ -123,7 +123,7 @@ assert_sandboxes_gone() {
 }
 
 @test "sandbox api: network on (the default) goes through slirp4netns" {
-	requires slirp4netns
+	requires_outbound
 	sbt new run 'ls /sys/class/net'
 	[ "$status" -eq 0 ]
 	has_line 'out=lo\ntap0\n'

@@ -17,6 +17,13 @@ sb_teardown() {
 	rm -rf "$SB_BUNDLES" "${SB_HOME:-}"
 }
 
+# network "outbound" needs slirp4netns, the hook and the tun driver
+requires_outbound() {
+	requires slirp4netns python3
+	[ -x "$CVISOR_SLIRP_HOOK" ] || skip "hook $CVISOR_SLIRP_HOOK not built"
+	[ -c /dev/net/tun ] || skip "no /dev/net/tun (the tun driver) for slirp4netns"
+}
+
 # No container, bundle or process of a run may remain.
 assert_clean() {
 	run cvisor list -q

@@ -9,12 +9,6 @@ setup() {
 	sb_setup
 }
 
-requires_outbound() {
-	requires slirp4netns python3
-	[ -x "$CVISOR_SLIRP_HOOK" ] || skip "hook $CVISOR_SLIRP_HOOK not built"
-	[ -c /dev/net/tun ] || skip "no /dev/net/tun (the tun driver) for slirp4netns"
-}
-
 # pids of running slirp4netns processes started by cvisor's hook (their
 # parent is the hook's monitor), sorted: other test files running alongside
 # (podman) start slirp4netns processes of their own
