@@ -39,6 +39,21 @@ incontainer() {
 	[[ "$output" == *"CapAmb:	0000000000000020"* ]]
 }
 
+@test "nothing of the runtime's reaches the container's stdio: ambient caps it cannot raise are skipped, a debug line in --log" {
+	# runc's default config: ambient capabilities listed, inheritable not
+	update_config '.process.capabilities = {"bounding": ["CAP_KILL", "CAP_CHOWN", "CAP_NET_BIND_SERVICE"], "effective": ["CAP_KILL", "CAP_CHOWN", "CAP_NET_BIND_SERVICE"], "permitted": ["CAP_KILL", "CAP_CHOWN", "CAP_NET_BIND_SERVICE"], "ambient": ["CAP_KILL", "CAP_CHOWN", "CAP_NET_BIND_SERVICE"]}'
+	update_config '.process.args = ["sh", "-c", "echo out; echo err >&2"]'
+	run --separate-stderr cvisor run "$CV_ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = out ]
+	[ "$stderr" = err ]
+	# with --debug, the line goes to the log, through the runtime
+	run --separate-stderr cvisor --debug --log "$CV_TMP/log" run "$CV_ID"
+	[ "$status" -eq 0 ]
+	[ "$output" = out ]
+	grep -q "ambient capability CAP_KILL not raised" "$CV_TMP/log"
+}
+
 @test "user, groups and umask" {
 	update_config '.process.user = {"uid": 1000, "gid": 1001, "additionalGids": [5, 6], "umask": 63}'
 	incontainer 'id -u; id -g; cat /proc/self/status | grep ^Groups; umask'

@@ -406,9 +406,12 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 		.cgroups_path = spec->linux_ ? spec->linux_->cgroups_path : NULL,
 		.resources = spec->linux_ ? spec->linux_->resources : NULL,
 		.systemd = ctx && ctx->systemd_cgroup,
-		/* --rootless, or by default when not root (runc's rule): a cgroup the
-		 * caller may not create is a warning, and the run goes on without it */
-		.rootless = ctx && (ctx->rootless > 0 || (ctx->rootless < 0 && geteuid() != 0)),
+		/* --rootless, or by default when not root or in a user namespace
+		 * (runc's rule; podman's rootless mode runs us as root of one): a
+		 * cgroup the caller may not create is a debug line, and the run
+		 * goes on without it */
+		.rootless = ctx && (ctx->rootless > 0 ||
+				    (ctx->rootless < 0 && (geteuid() != 0 || cv_ns_in_user_namespace()))),
 		/* the linux.devices nodes must be usable, not only created */
 		.devices = spec->linux_ ? spec->linux_->devices : NULL,
 		.devices_len = spec->linux_ ? spec->linux_->devices_len : 0,
@@ -984,7 +987,7 @@ static int start_launched(struct launch *L, void (*while_exec)(void *), void *ar
 		while_exec(arg);
 	/* A successful execve closes the child's end: EOF. Anything else is
 	 * its error. */
-	if (cv_sync_recv(L->sync_fd, &m, err) == 0)
+	if (cv_sync_recv_logged(L->sync_fd, &m, err) == 0)
 		return cv_sync_msg_error(&m, "run", err);
 	cv_error_release(err);
 	if (L->spec->hooks && L->spec->hooks->poststart.len) {

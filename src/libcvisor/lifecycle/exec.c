@@ -382,7 +382,7 @@ static int exec_handshake(const struct cvisor_exec_options *opts, struct exec_wo
 	if (r < 0)
 		return r;
 	for (;;) {
-		if (cv_sync_recv(w->sp, &m, err) < 0) {
+		if (cv_sync_recv_logged(w->sp, &m, err) < 0) {
 			/* EOF: execve closed the socket, the process runs. */
 			cv_error_release(err);
 			return 0;

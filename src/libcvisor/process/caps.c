@@ -106,11 +106,11 @@ int cv_caps_set(const oci_capabilities *caps, cv_error_t *err)
 		for (size_t i = 0; i < caps->ambient.len; i++) {
 			int v = cv_cap_from_name(caps->ambient.v[i]);
 			/* The kernel refuses an ambient cap missing from permitted or
-			 * inheritable; runc warns and goes on, and configs written
-			 * for runc rely on that. */
+			 * inheritable (runc's default config lists ambient ones
+			 * and no inheritable): runc and crun skip it silently,
+			 * and configs written for them rely on that. */
 			if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, v, 0, 0) < 0)
-				cv_warn("cannot raise ambient capability %s: %s", caps->ambient.v[i],
-					strerror(errno));
+				cv_debug("ambient capability %s not raised: %s", caps->ambient.v[i], strerror(errno));
 		}
 	return 0;
 }

@@ -124,6 +124,10 @@ static int set_user_caps(const oci_process *p, bool in_userns, cv_error_t *err)
  * never keeps its own listener. */
 static int load_seccomp(const struct cv_seccomp *filter, int sync_fd, cv_error_t *err)
 {
+	/* a profile may deny or notify sendmsg: nothing of ours is sent after
+	 * the filter (a notified send would wait for an agent that has no
+	 * listener yet) */
+	cv_log_set_sink(NULL, NULL, 0);
 	int notify = -1;
 	int r = cv_seccomp_load(filter, &notify, err);
 	if (r < 0)

@@ -384,6 +384,9 @@ void cv_child_main(const struct cv_child_config *c)
 	struct create_wait w = { .c = c, .start_state = "" };
 	cleanup_free char *listen_fds = NULL;
 
+	/* stderr is about to be the container's: our lines go to the parent */
+	cv_log_set_sink(cv_sync_log_sink, (void *)&c->sync_fd, cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_INFO);
+
 	for (int fd = 0; c->stdio && fd < 3; fd++)
 		if (c->stdio[fd] >= 0 && dup2(c->stdio[fd], fd) < 0) {
 			cv_error_errno(&err, "stdio: dup2 fd %d to %d", c->stdio[fd], fd);
@@ -427,6 +430,8 @@ void cv_exec_child_main(const struct cv_exec_child_config *x)
 	cleanup_error cv_error_t err = NULL;
 	const oci_process *p = x->p;
 	struct cv_sync_msg m = { .fd = -1 };
+
+	cv_log_set_sink(cv_sync_log_sink, (void *)&x->sync_fd, cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_INFO);
 
 	/* Nothing runs before the runtime has put us in the container's cgroup
 	 * (joining a v1 cpuset resets the cpu affinity, among others). */

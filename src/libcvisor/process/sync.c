@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "log.h"
 #include "unix-socket.h"
 #include "process/sync.h"
 
@@ -29,6 +30,17 @@ int cv_sync_send(int sock, uint32_t type, int errnum, const void *payload, size_
 	if ((r = cv_send_fd(sock, iov, payload && len ? 2 : 1, fd)) < 0)
 		return cv_error(err, -r, "sync: send");
 	return 0;
+}
+
+void cv_sync_log_sink(int level, const char *msg, void *data)
+{
+	int sock = *(const int *)data;
+	struct hdr h = { CV_SYNC_LOG, level };
+	size_t len = strlen(msg);
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)msg, len > 4096 ? 4096 : len } };
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
+	/* never waits: a parent that stopped reading loses the line */
+	(void)sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 void cv_sync_send_error(int sock, cv_error_t e)
@@ -80,22 +92,42 @@ void cv_sync_prefer_child_error(int sock, cv_error_t *err)
 	struct cv_sync_msg m = { .fd = -1 };
 	cv_error_t e = NULL;
 
-	if (sock < 0 || poll(&pf, 1, 0) != 1 || !(pf.revents & POLLIN))
-		return;
-	if (cv_sync_recv(sock, &m, &e) < 0) {
-		cv_error_release(&e);
+	/* what is queued only: the child's lines first, then maybe its error */
+	while (sock >= 0 && poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN)) {
+		if (cv_sync_recv(sock, &m, &e) < 0) {
+			cv_error_release(&e);
+			return;
+		}
+		if (m.type == CV_SYNC_LOG) {
+			cv_log(m.errnum < CV_LOG_ERROR ? CV_LOG_ERROR : m.errnum > CV_LOG_DEBUG ? CV_LOG_DEBUG : m.errnum,
+			       "%s", m.payload ? m.payload : "");
+			cv_sync_msg_release(&m);
+			continue;
+		}
+		if (m.type == CV_SYNC_ERROR) {
+			cv_sync_msg_error(&m, "sync", &e);
+			cv_error_move(err, &e);
+		}
+		cv_sync_msg_release(&m);
 		return;
 	}
-	if (m.type == CV_SYNC_ERROR) {
-		cv_sync_msg_error(&m, "sync", &e);
-		cv_error_move(err, &e);
+}
+
+int cv_sync_recv_logged(int sock, struct cv_sync_msg *m, cv_error_t *err)
+{
+	for (;;) {
+		int r = cv_sync_recv(sock, m, err);
+		if (r < 0 || m->type != CV_SYNC_LOG)
+			return r;
+		int level = m->errnum < CV_LOG_ERROR ? CV_LOG_ERROR : m->errnum > CV_LOG_DEBUG ? CV_LOG_DEBUG : m->errnum;
+		cv_log(level, "%s", m->payload ? m->payload : "");
+		cv_sync_msg_release(m);
 	}
-	cv_sync_msg_release(&m);
 }
 
 int cv_sync_expect(int sock, uint32_t type, struct cv_sync_msg *m, cv_error_t *err)
 {
-	int r = cv_sync_recv(sock, m, err);
+	int r = cv_sync_recv_logged(sock, m, err);
 	if (r < 0)
 		return r;
 	if (m->type != type)

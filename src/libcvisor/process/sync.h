@@ -45,6 +45,14 @@ int cv_sync_send(int sock, uint32_t type, int errnum, const void *payload, size_
 void cv_sync_send_error(int sock, cv_error_t e);
 /* Receives one message. EOF is an error: "process exited unexpectedly". */
 int cv_sync_recv(int sock, struct cv_sync_msg *m, cv_error_t *err);
+/* The same, but LOG messages (the runtime's lines from a container process,
+ * cv_sync_log_sink) go to this process's log instead of being returned. */
+int cv_sync_recv_logged(int sock, struct cv_sync_msg *m, cv_error_t *err);
+/* A log sink (cv_log_set_sink; DATA points to the socket's fd) for the
+ * runtime's code running in a container process: its lines reach the
+ * runtime's stderr and --log through the parent, never the container's
+ * stdio, which that process holds as its own. Never blocks. */
+void cv_sync_log_sink(int level, const char *msg, void *data);
 /* Turns a message the receiver did not want into *err: the child's error
  * for CV_SYNC_ERROR, EPROTO naming WHO otherwise. Releases m. */
 int cv_sync_msg_error(struct cv_sync_msg *m, const char *who, cv_error_t *err);
@@ -52,7 +60,8 @@ int cv_sync_msg_error(struct cv_sync_msg *m, const char *who, cv_error_t *err);
  * error explains it and ours is only a symptom ("no such process"): if an
  * error message is already waiting on sock, it replaces *err. Never blocks. */
 void cv_sync_prefer_child_error(int sock, cv_error_t *err);
-/* Receives one message of the given type; CV_SYNC_ERROR becomes *err. */
+/* Receives one message of the given type (LOG messages logged on the
+ * way); CV_SYNC_ERROR becomes *err. */
 int cv_sync_expect(int sock, uint32_t type, struct cv_sync_msg *m, cv_error_t *err);
 void cv_sync_msg_release(struct cv_sync_msg *m);
 
