@@ -166,3 +166,73 @@ walk_kept() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "ignore: the walk never follows a symlink, and reads no symlinked or special ignore file" {
+	local t="$CV_TMP/t"
+	mkdir -p "$t/d" "$t/fifo" "$t/real"
+	printf 'x\n' >"$t/real/file"
+	printf '*\n' >"$CV_TMP/outside-rules"
+	ln -s "$CV_TMP/outside-rules" "$t/d/.gitignore"
+	printf 'kept\n' >"$t/d/kept"
+	mkfifo "$t/fifo/.gitignore"
+	printf 'kept\n' >"$t/fifo/kept"
+	ln -s real "$t/link"
+	ln -s /etc "$t/etc"
+	run -0 timeout 20 "$CVISOR_BUILDDIR/tests/integration/ignore-list" "$t"
+	[ "${lines[*]}" = "d/ d/.gitignore d/kept etc fifo/ fifo/.gitignore fifo/kept link real/ real/file" ]
+}
+
+@test "ignore: a directory comes before its contents, in name order, and a callback can skip it" {
+	local t="$CV_TMP/t"
+	mkdir -p "$t/b/inner" "$t/a" "$t/c"
+	touch "$t/b/inner/z" "$t/b/y" "$t/a/x" "$t/c/w" "$t/0"
+	run -0 ignore_list --skip b "$t"
+	[ "${lines[*]}" = "0 a/ a/x b/ c/ c/w" ]
+}
+
+@test "ignore: .dockerignore at the root: exceptions reach into excluded directories" {
+	local t="$CV_TMP/t"
+	mkdir -p "$t/node_modules/pkg" "$t/docs/api" "$t/src/sub" "$t/sub/node_modules"
+	cat >"$t/.dockerignore" <<-'EOF'
+	# comment
+	  node_modules  
+	!node_modules/pkg/keep.js
+	/docs
+	!docs/README.md
+	*.md
+	!/README.md
+	**/*.secret
+	./src/sub/
+	EOF
+	touch "$t/node_modules/pkg/i.js" "$t/node_modules/pkg/keep.js" "$t/docs/api/a.html" "$t/docs/README.md" \
+		"$t/README.md" "$t/CHANGES.md" "$t/src/a.secret" "$t/src/a.c" "$t/src/sub/x" \
+		"$t/sub/node_modules/m" "$t/a.secret"
+	run -0 ignore_list "$t"
+	echo "$output"
+	# `*.md` matches at the root only: docs/README.md stays re-included
+	[ "${lines[*]}" = ".dockerignore README.md docs/ docs/README.md node_modules/ node_modules/pkg/ node_modules/pkg/keep.js src/ src/a.c sub/ sub/node_modules/ sub/node_modules/m" ]
+	# a directory visited late can still be skipped
+	run -0 ignore_list --skip pkg "$t"
+	[ "${lines[*]}" = ".dockerignore README.md docs/ docs/README.md node_modules/ node_modules/pkg/ src/ src/a.c sub/ sub/node_modules/ sub/node_modules/m" ]
+}
+
+@test "ignore: a .dockerignore with a bad pattern is an error naming its line" {
+	mkdir -p "$CV_TMP/t"
+	printf 'ok\nbad[\n' >"$CV_TMP/t/.dockerignore"
+	run -1 ignore_list "$CV_TMP/t"
+	[ "$output" = 'ignore-list: `.dockerignore`, line 2: bad pattern `bad[`' ]
+}
+
+@test "ignore: the walk's bounds: depth, ignore file size" {
+	local t="$CV_TMP/t" p i
+	p="$t"
+	for ((i = 0; i < 258; i++)); do p="$p/d"; done
+	mkdir -p "$p"
+	run -1 ignore_list "$t"
+	[[ "$output" == *'ignore-list: `d/d/'*'`: deeper than 256 directories' ]]
+	rm -rf "$t"
+	mkdir -p "$t/sub"
+	head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' 'a' >"$t/sub/.gitignore"
+	run -1 ignore_list "$t"
+	[[ "$output" == *'ignore-list: `sub/.gitignore`: too large'* ]]
+}

@@ -801,20 +801,28 @@ static int list_dir(int dirfd, const char *rel, struct names *out, cv_error_t *e
 static int read_ignore_file(cv_ignore *ig, int dirfd, const char *rel, const char *name, enum cv_ignore_kind kind,
 			    cv_error_t *err)
 {
-	cleanup_free char *data = NULL;
+	cleanup_free char *data = NULL, *what = NULL;
+	cleanup_close int fd = -1;
 	struct stat st;
 	size_t len;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		return cv_error_errno(err, "stat `%s%s%s`", rel, rel[0] ? "/" : "", name);
+	if (asprintf(&what, "`%s%s%s`", rel, rel[0] ? "/" : "", name) < 0) {
+		what = NULL;
+		return cv_error(err, ENOMEM, "read %s", name);
 	}
+	/* O_NONBLOCK: a FIFO must not block the open; not a regular file
+	 * (a symlink, a FIFO): not read, as git does not follow a symlink */
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && (errno == ENOENT || errno == ELOOP))
+		return 0;
+	if (fd < 0)
+		return cv_error_errno(err, "open %s", what);
+	if (fstat(fd, &st) < 0)
+		return cv_error_errno(err, "stat %s", what);
 	if (!S_ISREG(st.st_mode))
-		return 0; /* git does not follow a symlinked .gitignore either */
-	if (cv_read_file_at(dirfd, name, CV_IGNORE_MAX_FILE, CV_READ_REGULAR | CV_READ_NOFOLLOW, &data, &len, err) < 0)
-		return rel[0] ? cv_error_prefix(err, "in `%s`", rel) : cv_error_ret(*err);
-	if (cv_ignore_add(ig, rel, data, len, kind, err) < 0)
+		return 0;
+	if (cv_read_fd(fd, what, CV_IGNORE_MAX_FILE, &data, &len, err) < 0 ||
+	    cv_ignore_add(ig, rel, data, len, kind, err) < 0)
 		return cv_error_ret(*err);
 	return kind == CV_IGNORE_GITIGNORE;
 }
