@@ -236,3 +236,11 @@ walk_kept() {
 	run -1 ignore_list "$t"
 	[[ "$output" == *'ignore-list: `sub/.gitignore`: too large'* ]]
 }
+
+@test "ignore: random patterns made from the tree's own paths: the walk keeps what git keeps (100 rounds)" {
+	requires git python3
+	run -0 python3 "$CVISOR_TESTS_DIR/ignore-random.py" "$CVISOR_BUILDDIR/tests/integration/ignore-list" \
+		"$CV_TMP" 1 100
+	echo "$output"
+	[[ "${lines[-1]}" == "100 rounds, 0 mismatches;"* ]]
+}
