@@ -53,7 +53,7 @@ struct ruleset {
 	unsigned depth;
 	enum cv_ignore_kind kind;
 	struct pattern *pats;
-	size_t npats;
+	size_t npats, cap;
 };
 
 struct cv_ignore {
@@ -392,11 +392,15 @@ static int compile(struct pattern *p, const char *pat, size_t len, bool docker)
 
 static int ruleset_push(struct ruleset *rs, struct pattern *p)
 {
-	struct pattern *n = realloc(rs->pats, (rs->npats + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	rs->pats = n;
-	n[rs->npats++] = *p;
+	if (rs->npats == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 16;
+		struct pattern *n = reallocarray(rs->pats, cap, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		rs->pats = n;
+		rs->cap = cap;
+	}
+	rs->pats[rs->npats++] = *p;
 	memset(p, 0, sizeof(*p));
 	return 0;
 }
@@ -746,7 +750,7 @@ struct walk {
 
 struct names {
 	char **v;
-	size_t n;
+	size_t n, cap;
 };
 
 static void names_free(struct names *ns)
@@ -784,15 +788,20 @@ static int list_dir(int dirfd, const char *rel, struct names *out, cv_error_t *e
 		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		char **v = realloc(out->v, (out->n + 1) * sizeof(*v));
-		if (!v)
-			return cv_error(err, ENOMEM, "read `%s`", rel[0] ? rel : ".");
-		out->v = v;
-		if (!(v[out->n] = strdup(de->d_name)))
+		if (out->n == out->cap) {
+			size_t cap = out->cap ? out->cap * 2 : 16;
+			char **v = reallocarray(out->v, cap, sizeof(*v));
+			if (!v)
+				return cv_error(err, ENOMEM, "read `%s`", rel[0] ? rel : ".");
+			out->v = v;
+			out->cap = cap;
+		}
+		if (!(out->v[out->n] = strdup(de->d_name)))
 			return cv_error(err, ENOMEM, "read `%s`", rel[0] ? rel : ".");
 		out->n++;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), name_cmp);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), name_cmp);
 	return 0;
 }
 
