@@ -43,6 +43,7 @@ struct pattern {
 	size_t ntok;
 	struct cls *classes;
 	size_t nclass;
+	size_t head, tail; /* literal tokens at the start and at the end: a quick refusal */
 	bool negated, mustbedir, nodir, never;
 	char *prefix; /* .dockerignore: the literal start, to know where an exception can reach */
 };
@@ -111,6 +112,22 @@ static bool pattern_match_text(const struct pattern *p, const char *text, size_t
 
 	if (p->never)
 		return false;
+	if (p->head == p->ntok) { /* all literal */
+		if (len != p->ntok)
+			return false;
+		for (size_t i = 0; i < len; i++)
+			if ((unsigned char)text[i] != p->toks[i].ch)
+				return false;
+		return true;
+	}
+	if (len < p->head + p->tail)
+		return false;
+	for (size_t i = 0; i < p->head; i++)
+		if ((unsigned char)text[i] != p->toks[i].ch)
+			return false;
+	for (size_t i = 1; i <= p->tail; i++)
+		if ((unsigned char)text[len - i] != p->toks[p->ntok - i].ch)
+			return false;
 	state_set(cur, 0);
 	state_set(ent, 0);
 	nfa_close(p, cur, ent);
@@ -385,6 +402,10 @@ static int compile(struct pattern *p, const char *pat, size_t len, bool docker)
 		}
 		p->ntok++;
 	}
+	while (p->head < p->ntok && p->toks[p->head].kind == T_LIT)
+		p->head++;
+	while (p->head < p->ntok && p->tail < p->ntok - p->head && p->toks[p->ntok - 1 - p->tail].kind == T_LIT)
+		p->tail++;
 	return 0;
 }
 
