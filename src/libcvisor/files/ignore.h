@@ -99,7 +99,8 @@ static inline void cv_ignore_freep(cv_ignore **ig)
  * the root) or from the root's .dockerignore (DIR_REL must be ""). Files
  * may be added in any order; the depth of DIR_REL gives the precedence.
  * Errors (EFBIG, EINVAL for a bad .dockerignore line, ENOMEM) name the file
- * and line. */
+ * and line; the lines before the bad one stay added, so a caller that
+ * fails on the error should free IG. */
 int cv_ignore_add(cv_ignore *ig, const char *dir_rel, const char *data, size_t len, enum cv_ignore_kind kind,
 		  cv_error_t *err);
 
@@ -110,7 +111,8 @@ bool cv_ignore_match(const cv_ignore *ig, const char *rel_path, bool is_dir);
 
 /* Called by cv_ignore_walk() for every entry that is kept: PARENT_FD is its
  * directory (open for the duration of the call), NAME its name there,
- * REL_PATH its path from the root, ST its lstat(). Return 0 to go on,
+ * REL_PATH its path from the root, ST its lstat() (NAME, REL_PATH and ST
+ * are valid during the call only). Return 0 to go on,
  * CV_IGNORE_WALK_SKIP for a directory not to enter it, or < 0 with *ERR
  * set to stop the walk with that error. */
 #define CV_IGNORE_WALK_SKIP 1
