@@ -47,3 +47,7 @@ EXTRA_DIST += tests/fuzz/fuzz_policy.c
 FUZZ_TARGETS += fuzz_dbus
 FUZZ_CODE += $(top_srcdir)/src/libcvisor/cgroups/dbus.c
 EXTRA_DIST += tests/fuzz/fuzz_dbus.c
+# .gitignore / .dockerignore rules
+FUZZ_TARGETS += fuzz_ignore
+FUZZ_CODE += $(top_srcdir)/src/libcvisor/files/ignore.c
+EXTRA_DIST += tests/fuzz/fuzz_ignore.c

@@ -34,3 +34,10 @@ tests_integration_recvtty_SOURCES = tests/integration/recvtty.c
 # test compiles itself (static, without the build's flags)
 EXTRA_DIST += tests/integration/cri/cri.proto tests/integration/cri/cri-client.py \
 	tests/integration/pause.c
+
+# ignore.bats: prints what the ignore rules' walk keeps of a tree; its
+# random differential test against git (ignore-random.py)
+check_PROGRAMS += tests/integration/ignore-list
+tests_integration_ignore_list_SOURCES = tests/integration/ignore-list.c
+tests_integration_ignore_list_LDADD = libcvisor-core.la $(DEPS_LIBS)
+EXTRA_DIST += tests/integration/ignore-random.py

@@ -109,3 +109,9 @@ check_PROGRAMS += tests/unit/test_sync
 TESTS += tests/unit/test_sync
 tests_unit_test_sync_SOURCES = tests/unit/test_sync.c tests/unit/tap.h
 tests_unit_test_sync_LDADD = libcvisor-core.la $(DEPS_LIBS)
+
+# the ignore rules of copy_into and cache_save (.gitignore, .dockerignore)
+check_PROGRAMS += tests/unit/test_ignore
+TESTS += tests/unit/test_ignore
+tests_unit_test_ignore_SOURCES = tests/unit/test_ignore.c tests/unit/tap.h
+tests_unit_test_ignore_LDADD = libcvisor-core.la $(DEPS_LIBS)
