@@ -8,3 +8,4 @@ include src/libcvisor/cgroups/local.mk
 include src/libcvisor/seccomp/local.mk
 include src/libcvisor/lifecycle/local.mk
 include src/libcvisor/sandbox/local.mk
+include src/libcvisor/files/local.mk
