@@ -620,6 +620,8 @@ static int cmp_fix(const void *a, const void *b)
  * a later entry replaced is left alone. */
 static void fix_dirs(struct extractor *x)
 {
+	if (!x->ndirs)
+		return; /* qsort wants a base even for none */
 	qsort(x->dirs, x->ndirs, sizeof *x->dirs, cmp_fix);
 	for (size_t i = 0; i < x->ndirs; i++) {
 		struct dir_fix *f = &x->dirs[i];
