@@ -109,3 +109,9 @@ check_PROGRAMS += tests/unit/test_sync
 TESTS += tests/unit/test_sync
 tests_unit_test_sync_SOURCES = tests/unit/test_sync.c tests/unit/tap.h
 tests_unit_test_sync_LDADD = libcvisor-core.la $(DEPS_LIBS)
+
+# files: cache key rules and archive format names
+check_PROGRAMS += tests/unit/test_files
+TESTS += tests/unit/test_files
+tests_unit_test_files_SOURCES = tests/unit/test_files.c tests/unit/tap.h
+tests_unit_test_files_LDADD = libcvisor-core.la $(DEPS_LIBS)
