@@ -388,3 +388,24 @@ start_s3rver() {
 	run -2 "$AT" cache-put "s3://nobucket?endpoint=http://127.0.0.1:${S3##*:}" k <"$CV_TMP/a.none"
 	[[ "$output" == *"no such bucket \`nobucket\`"* ]]
 }
+
+@test "cache s3 backend: the requests carry a valid SigV4 signature (checked by sigv4-server.py)" {
+	grep -q '^#define HAVE_LIBCURL 1' "$CVISOR_BUILDDIR/config.h" || skip "built without libcurl: no s3 backend"
+	python3 "$CVISOR_TESTS_DIR/sigv4-server.py" "$CV_TMP/port" AKIDTEST s3cr3t eu-west-3 2>"$CV_TMP/sigv4.log" &
+	S3_PID=$!
+	for _ in $(seq 100); do
+		[ -s "$CV_TMP/port" ] && break
+		sleep 0.1
+	done
+	B="s3://bkt/pre?region=eu-west-3&endpoint=http://127.0.0.1:$(cat "$CV_TMP/port")"
+	head -c 2000000 /dev/urandom >"$CV_TMP/blob"
+	AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=s3cr3t "$AT" cache-put "$B" a/b zstd <"$CV_TMP/blob"
+	AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=s3cr3t "$AT" cache-get "$B" a/b zstd >"$CV_TMP/got"
+	cmp "$CV_TMP/blob" "$CV_TMP/got"
+	# the session token is sent and signed
+	AWS_SESSION_TOKEN=tok AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=s3cr3t "$AT" cache-get "$B" a/b zstd >/dev/null
+	run -1 env AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=wrong "$AT" cache-get "$B" a/b zstd
+	[[ "$output" == *"HTTP 403: SignatureDoesNotMatch"* ]]
+	run -1 env AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=s3cr3t "$AT" cache-get "${B/eu-west-3/us-east-1}" a/b zstd
+	[[ "$output" == *"HTTP 403: AuthorizationHeaderMalformed"* ]]
+}

@@ -26,7 +26,7 @@ tests_integration_fs_run_LDADD = libcvisor-core.la $(DEPS_LIBS)
 check_PROGRAMS += tests/integration/archive-tool
 tests_integration_archive_tool_SOURCES = tests/integration/archive-tool.c
 tests_integration_archive_tool_LDADD = libcvisor-core.la $(DEPS_LIBS)
-EXTRA_DIST += tests/integration/evil-tar.py
+EXTRA_DIST += tests/integration/evil-tar.py tests/integration/sigv4-server.py
 
 # seccomp: the notify agent the seccomp tests talk to
 check_PROGRAMS += tests/integration/seccomp-agent
