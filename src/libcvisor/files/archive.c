@@ -277,6 +277,9 @@ int cv_archive_write(int dirfd, int out_fd, enum cv_archive_format format, cv_ar
 	/* ARCHIVE_WARN would mean an external compressor program: refused */
 	if (add_filter(a, format) != ARCHIVE_OK)
 		return archive_fail(err, a, "write archive: format", cv_archive_format_name(format));
+	/* no time in the gzip header: the same tree, the same bytes */
+	if (format == CV_ARCHIVE_GZIP && archive_write_set_filter_option(a, "gzip", "timestamp", NULL) != ARCHIVE_OK)
+		return archive_fail(err, a, "write archive: gzip", NULL);
 	if (format != CV_ARCHIVE_NONE && archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK)
 		return archive_fail(err, a, "write archive", NULL);
 	if (archive_write_open_fd(a, out_fd) != ARCHIVE_OK)

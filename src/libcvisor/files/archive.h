@@ -42,7 +42,7 @@ typedef bool (*cv_archive_skip_fn)(void *arg, const char *rel_path, bool is_dir)
  * Regular files, directories and symlinks, with their modes and mtimes;
  * device nodes, fifos and sockets are left out (a debug line says so).
  * Hard-linked files are stored as separate copies. Entries come in name
- * order, so the same tree gives the same tar stream. SKIP may be NULL. */
+ * order, so the same tree gives the same bytes. SKIP may be NULL. */
 int cv_archive_write(int dirfd, int out_fd, enum cv_archive_format format, cv_archive_skip_fn skip,
 		     void *skip_arg, cv_error_t *err);
 
