@@ -21,6 +21,9 @@ teardown() {
 	fi
 	if [ -n "${ROOT_KEY_DIR:-}" ]; then
 		rm -rf "$ROOT_KEY_DIR"
+		if [ "$ROOT_CACHE_EXISTED" = no ]; then
+			rmdir /var/cache/cvisor
+		fi
 	fi
 	if [ -n "${NOBODY_DIR:-}" ]; then
 		rm -rf "$NOBODY_DIR"
@@ -321,6 +324,10 @@ listing() {
 	requires_root
 	requires setpriv
 	key="cvisor-test-$$-$RANDOM"
+	ROOT_CACHE_EXISTED=no
+	if [ -e /var/cache/cvisor ]; then
+		ROOT_CACHE_EXISTED=yes
+	fi
 	ROOT_KEY_DIR="/var/cache/cvisor/$key"
 	echo data | "$AT" cache-put "" "$key/k" none
 	[ "$(cat "/var/cache/cvisor/$key/k.tar")" = data ]
