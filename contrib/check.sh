@@ -18,7 +18,10 @@ set -euo pipefail
 PACKAGES=(
 	# build
 	build-essential autoconf automake libtool pkg-config
-	libyajl-dev libseccomp-dev libcap-dev libmount-dev
+	libyajl-dev libseccomp-dev libcap-dev libmount-dev libarchive-dev
+	# the s3 cache backend (libcurl's SigV4); nodejs: its test server, s3rver,
+	# which tests/integration/archive.bats installs with npm into the build tree
+	libcurl4-openssl-dev nodejs
 	# tests (libsystemd-dev: the fake systemd of the D-Bus test; python3:
 	# libcvisor loaded through ctypes, tests/embed/test_embed.py)
 	bats busybox-static jq procps util-linux dbus libsystemd-dev strace python3

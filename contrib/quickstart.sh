@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PACKAGES=(build-essential autoconf automake libtool pkg-config
-	libyajl-dev libseccomp-dev libcap-dev libmount-dev busybox-static jq)
+	libyajl-dev libseccomp-dev libcap-dev libmount-dev libarchive-dev busybox-static jq)
 
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$SRC/build-quickstart}"

@@ -51,3 +51,12 @@ EXTRA_DIST += tests/fuzz/fuzz_dbus.c
 FUZZ_TARGETS += fuzz_ignore
 FUZZ_CODE += $(top_srcdir)/src/libcvisor/files/ignore.c
 EXTRA_DIST += tests/fuzz/fuzz_ignore.c
+# archive extraction (the cache restore): its own rule, since only it
+# links libarchive; the other targets keep the common FUZZ_CODE
+FUZZ_TARGETS += fuzz_archive
+FUZZ_ARCHIVE_CODE = $(top_srcdir)/src/libcvisor/files/archive.c $(top_srcdir)/src/libcvisor/base/error.c \
+	$(top_srcdir)/src/libcvisor/base/io.c $(top_srcdir)/src/libcvisor/base/log.c
+tests/fuzz/fuzz_archive: $(top_srcdir)/tests/fuzz/fuzz_archive.c $(FUZZ_ARCHIVE_CODE) $(top_srcdir)/src/libcvisor/files/archive.h
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_CC)$(FUZZ_CC) -std=gnu11 $(FUZZ_FLAGS) $(FUZZ_CPPFLAGS) $(ARCHIVE_CFLAGS) -o $@ $< $(FUZZ_ARCHIVE_CODE) $(ARCHIVE_LIBS)
+EXTRA_DIST += tests/fuzz/fuzz_archive.c

@@ -22,6 +22,12 @@ check_PROGRAMS += tests/integration/fs-run
 tests_integration_fs_run_SOURCES = tests/integration/fs-run.c
 tests_integration_fs_run_LDADD = libcvisor-core.la $(DEPS_LIBS)
 
+# archive-tool: the files module alone (archives, the cache), for archive.bats
+check_PROGRAMS += tests/integration/archive-tool
+tests_integration_archive_tool_SOURCES = tests/integration/archive-tool.c
+tests_integration_archive_tool_LDADD = libcvisor-core.la $(DEPS_LIBS)
+EXTRA_DIST += tests/integration/evil-tar.py tests/integration/sigv4-server.py
+
 # seccomp: the notify agent the seccomp tests talk to
 check_PROGRAMS += tests/integration/seccomp-agent
 tests_integration_seccomp_agent_SOURCES = tests/integration/seccomp-agent.c

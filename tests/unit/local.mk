@@ -115,3 +115,8 @@ check_PROGRAMS += tests/unit/test_ignore
 TESTS += tests/unit/test_ignore
 tests_unit_test_ignore_SOURCES = tests/unit/test_ignore.c tests/unit/tap.h
 tests_unit_test_ignore_LDADD = libcvisor-core.la $(DEPS_LIBS)
+# files: cache key rules and archive format names
+check_PROGRAMS += tests/unit/test_files
+TESTS += tests/unit/test_files
+tests_unit_test_files_SOURCES = tests/unit/test_files.c tests/unit/tap.h
+tests_unit_test_files_LDADD = libcvisor-core.la $(DEPS_LIBS)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -171,25 +172,33 @@ int cv_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int cv_write_file_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode, cv_error_t *err)
+int cv_create_temp_at(int dirfd, const char *name, mode_t mode, char tmp[static NAME_MAX + 1], cv_error_t *err)
 {
 	/* a random name: the directory may be one a sandboxed program writes
 	 * to (a --report in its workspace), and a name it can guess it can
 	 * plant first; O_EXCL and O_NOFOLLOW step over whatever is there */
-	char tmp[NAME_MAX + 1];
-	cleanup_close int fd = -1;
-	int r;
-
-	for (int tries = 0; fd < 0; tries++) {
+	for (int tries = 0;; tries++) {
 		uint64_t rnd;
 		if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
 			rnd = ((uint64_t)getpid() << 32) ^ (uint64_t)cv_now_ns() ^ (uint64_t)tries;
-		if (snprintf(tmp, sizeof tmp, ".%.200s.%016" PRIx64 ".tmp", name, rnd) >= (int)sizeof tmp)
+		if (snprintf(tmp, NAME_MAX + 1, ".%.200s.%016" PRIx64 ".tmp", name, rnd) >= NAME_MAX + 1)
 			return cv_error(err, ENAMETOOLONG, "write `%s`", name);
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
-		if (fd < 0 && (errno != EEXIST || tries >= 16))
+		int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST || tries >= 16)
 			return cv_error_errno(err, "write `%s`: create a temporary file", name);
 	}
+}
+
+int cv_write_file_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode, cv_error_t *err)
+{
+	char tmp[NAME_MAX + 1];
+	cleanup_close int fd = cv_create_temp_at(dirfd, name, mode, tmp, err);
+	int r;
+
+	if (fd < 0)
+		return fd;
 	if ((r = cv_write_all(fd, data, len)) < 0 || (r = close(steal_fd(&fd)) < 0 ? -errno : 0) < 0) {
 		(void)unlinkat(dirfd, tmp, 0); /* best effort: the error that matters is r */
 		return cv_error(err, -r, "write `%s`", name);

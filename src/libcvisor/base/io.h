@@ -7,6 +7,7 @@
 #ifndef CVISOR_IO_H
 #define CVISOR_IO_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -38,6 +39,13 @@ int cv_read_file_at(int dirfd, const char *path, size_t max, unsigned flags, cha
 
 /* Writes all LEN bytes of BUF. Returns 0 or -errno. */
 int cv_write_all(int fd, const void *buf, size_t len);
+
+/* Creates a new, empty file of MODE beside DIRFD/NAME under a random
+ * name (O_EXCL, O_NOFOLLOW: safe in a directory someone else writes to),
+ * opened O_WRONLY | O_CLOEXEC; stores the name in TMP. For writers that
+ * stream a file and rename it over NAME when it is whole. Returns the fd
+ * or -errno ("write `NAME`: create a temporary file: ..."). */
+int cv_create_temp_at(int dirfd, const char *name, mode_t mode, char tmp[static NAME_MAX + 1], cv_error_t *err);
 
 /* Replaces DIRFD/NAME with DATA atomically: a new file of MODE beside it
  * (O_EXCL, O_NOFOLLOW, a random name: safe in a directory a sandboxed
