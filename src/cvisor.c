@@ -33,13 +33,6 @@ static int cmd_sandbox_keeper(struct cv_cli *cli, int argc, char **argv, cv_erro
 	return cv_sandbox_keeper(&cli->ctx, err) < 0 ? -1 : 0;
 }
 
-static int cmd_sandbox_agent(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
-{
-	(void)cli;
-	(void)err;
-	fflush(stdout);
-	return cv_sandbox_agent(argc, argv);
-}
 
 static const struct {
 	const char *name;
@@ -65,7 +58,6 @@ static const struct {
 	{ "gc", cmd_gc, "remove what killed `cvisor do` runs left behind" },
 	/* libcvisor's, not the user's: no summary, not in the help */
 	{ "sandbox-keeper", cmd_sandbox_keeper, NULL },
-	{ "sandbox-agent", cmd_sandbox_agent, NULL },
 };
 
 static const char main_help[] =

@@ -24,9 +24,10 @@ void cv_helper_exit(int status);
 
 /* libcvisor's sandbox (cvisor.h, CvisorSandbox; sandbox/keeper.h in the
  * library): `cvisor sandbox-keeper`, which the library runs as its helper
- * for each sandbox, and `cvisor sandbox-agent OP PATH`, which it runs inside
- * a sandbox to move a file in or out. Neither is for users. The keeper
- * returns once the library has gone; the agent returns its exit status. */
+ * for each sandbox (not for users); it returns once the library has gone.
+ * And the main of the program `cvisor-agent` (src/cvisor-agent.c), which
+ * the library runs inside a sandbox to move files in and out: its exit
+ * status. */
 struct cvisor_context;
 int cv_sandbox_keeper(const struct cvisor_context *ctx, cv_error_t *err);
 int cv_sandbox_agent(int argc, char **argv);

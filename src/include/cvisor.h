@@ -389,24 +389,35 @@ int cvisor_sandbox_set_option(CvisorSandbox *sb, const char *key, const char *va
 int cvisor_sandbox_set_policy_json(CvisorSandbox *sb, const char *json);
 
 /* Files, at paths as the program sees them (resolved inside the sandbox,
- * by a run of `cvisor sandbox-agent`: a symlink the program planted leads
+ * by a run of the agent, `cvisor-agent`: a symlink the program planted leads
  * where it would lead the program, a masked path stays unreadable).
  * write_file: creates or replaces PATH (0644); a path under /tmp, /run,
  * /dev, /proc or /sys is EXDEV (nothing there is kept). read_file: the
  * whole file; an empty one is NULL with *len = 0, a failure NULL with
  * *len = its errno (non-zero: ENOENT, EISDIR, EACCES...). copy_into: a
- * host file to GUEST_PATH; copy_out: a guest file to HOST_PATH (created or
- * replaced on the host, by the calling process). */
+ * host file or directory to GUEST_PATH (a directory as a tree, without
+ * what its .gitignore files and root .dockerignore exclude, git's rules);
+ * copy_out: a guest file or directory to HOST_PATH (a file created or
+ * replaced, a directory made or merged into, by the calling process; the
+ * tree from the sandbox is unpacked refusing any entry that would leave
+ * HOST_PATH). */
 int cvisor_sandbox_write_file(CvisorSandbox *sb, const char *path, const uint8_t *data, size_t len);
 uint8_t *cvisor_sandbox_read_file(CvisorSandbox *sb, const char *path, size_t *len);
 int cvisor_sandbox_copy_into(CvisorSandbox *sb, const char *host_path, const char *guest_path);
 int cvisor_sandbox_copy_out(CvisorSandbox *sb, const char *guest_path, const char *host_path);
 
-/* Caches: cache_save archives the guest directory SANDBOX_PATH under KEY
- * in BACKEND ("" or "disk": a per-user cache directory; "disk:/path";
- * "s3://bucket/prefix?region=..&endpoint=.."), in FORMAT ("gzip", the
- * default for "" or NULL; "none"; "zstd"); cache_restore unpacks it into
- * SANDBOX_PATH (the overlay). Not built yet: both fail with EOPNOTSUPP. */
+/* Caches: cache_save archives the guest directory SANDBOX_PATH (what its
+ * .gitignore files and root .dockerignore exclude left out) under KEY in
+ * BACKEND ("" or "disk": a per-user cache directory, $XDG_CACHE_HOME/cvisor
+ * or ~/.cache/cvisor, /var/cache/cvisor for root; "disk:/path";
+ * "s3://bucket/prefix?region=..&endpoint=.." with SigV4, credentials from
+ * AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), in FORMAT ("gzip", the
+ * default for "" or NULL; "none", a plain tar; "zstd"; "estargz" is
+ * EOPNOTSUPP). cache_restore unpacks it into SANDBOX_PATH (the overlay,
+ * made when missing), inside the sandbox as the program, refusing entries
+ * that would leave it (absolute, `..`, through a symlink, hard links out,
+ * devices) and archives beyond 4 GiB or a million entries. Keys: a safe
+ * character set, no `.` or `..` component, no leading `/`. */
 int cvisor_cache_save(CvisorSandbox *sb, const char *sandbox_path, const char *key, const char *backend,
 		      const char *format);
 int cvisor_cache_restore(CvisorSandbox *sb, const char *sandbox_path, const char *key, const char *backend,

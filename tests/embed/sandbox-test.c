@@ -12,6 +12,8 @@
  *   report                  the last run's report JSON
  *   write PATH DATA | read PATH | copyin HOST GUEST | copyout GUEST HOST
  *                           "rc=N" (read: "data=...", "len=N")
+ *   csave PATH KEY BACKEND FORMAT | crestore PATH KEY BACKEND FORMAT
+ *                           cache_save / cache_restore: "rc=N"
  *   sess CMD|- PTY          start a session (CMD "-": interactive sh)
  *   sin DATA | resize R C | swait | stry | skill | sout | serr | sfree
  *   sleep MS                pause
@@ -259,6 +261,12 @@ int main(int argc, char **argv)
 			NEED(2);
 			rc(cvisor_sandbox_copy_out(SB, argv[i + 1], argv[i + 2]));
 			i += 2;
+		} else if (strcmp(op, "csave") == 0 || strcmp(op, "crestore") == 0) {
+			NEED(4);
+			int (*f)(CvisorSandbox *, const char *, const char *, const char *, const char *) =
+				op[1] == 's' ? cvisor_cache_save : cvisor_cache_restore;
+			rc(f(SB, argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]));
+			i += 4;
 		} else if (strcmp(op, "sess") == 0) {
 			NEED(2);
 			s = cvisor_session_start(SB, strcmp(argv[i + 1], "-") ? argv[i + 1] : NULL, atoi(argv[i + 2]));

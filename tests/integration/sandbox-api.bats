@@ -182,6 +182,69 @@ assert_sandboxes_gone() {
 	[ "$(cat /etc/hostname)" != payload ]
 }
 
+@test "sandbox api: copy_into of a directory applies its .gitignore files; copy_out of a directory brings the tree back" {
+	mkdir -p "$CV_TMP/src/sub" "$CV_TMP/src/build"
+	echo a >"$CV_TMP/src/a.txt"
+	echo b >"$CV_TMP/src/sub/b.txt"
+	echo o >"$CV_TMP/src/build/x.o"
+	echo l >"$CV_TMP/src/sub/debug.log"
+	printf 'build/\n' >"$CV_TMP/src/.gitignore"
+	printf '*.log\n' >"$CV_TMP/src/sub/.gitignore"
+	ln -s a.txt "$CV_TMP/src/link"
+	sbt new net 0 copyin "$CV_TMP/src" /workspace/proj run 'cd proj && find . | sort; readlink link' \
+		run 'echo new > proj/sub/new.txt' copyout /workspace/proj "$CV_TMP/out"
+	[ "$status" -eq 0 ]
+	has_line 'out=.\n./.gitignore\n./a.txt\n./link\n./sub\n./sub/.gitignore\n./sub/b.txt\na.txt\n'
+	[ "$(cat "$CV_TMP/out/sub/new.txt")" = new ]
+	[ "$(readlink "$CV_TMP/out/link")" = a.txt ]
+	[ ! -e "$CV_TMP/out/build" ]
+}
+
+@test "sandbox api: cache_save and cache_restore round trip in every format; bad keys and formats are refused" {
+	local be="disk:$CV_TMP/cache" f
+	sbt new net 0 run 'mkdir -p c/d; echo payload > c/d/f; printf "*.tmp\n" > c/.gitignore; echo t > c/x.tmp' \
+		csave /workspace/c kg "$be" gzip csave /workspace/c kz "$be" zstd csave /workspace/c kn "$be" none \
+		csave /workspace/c ../up "$be" gzip csave /workspace/c ke "$be" estargz csave /workspace/c kb "$be" rar \
+		new net 0 crestore /workspace/g kg "$be" gzip crestore /workspace/z kz "$be" zstd \
+		crestore /workspace/n kn "$be" none crestore /workspace/m missing "$be" gzip \
+		run 'cat g/d/f z/d/f n/d/f; ls g z n'
+	[ "$status" -eq 0 ]
+	has_line 'out=payload\npayload\npayload\ng:\nd\n\nn:\nd\n\nz:\nd\n'
+	[[ "$output" == *'rc=-22 error=cache key `../up`'* ]]
+	[[ "$output" == *'rc=-95 error=archive format `estargz` is not implemented'* ]]
+	[[ "$output" == *'rc=-22 error='*'rar'* ]]
+	[[ "$output" == *'rc=-2 error='* ]]
+	for f in kg.tar.gz kz.tar.zst kn.tar; do
+		[ -s "$CV_TMP/cache/$f" ]
+	done
+}
+
+@test "sandbox api: attack: a cache archive that escapes its target is refused, nothing lands outside it" {
+	requires python3
+	mkdir -p "$CV_TMP/cache"
+	python3 - "$CV_TMP/cache" <<'PY'
+import io, sys, tarfile
+def add(t, name, data=b"x", kind=tarfile.REGTYPE, link=""):
+    i = tarfile.TarInfo(name); i.type = kind; i.linkname = link; i.size = len(data) if kind == tarfile.REGTYPE else 0
+    t.addfile(i, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+with tarfile.open(sys.argv[1] + "/dotdot.tar", "w") as t:
+    add(t, "ok"); add(t, "../escaped-dotdot")
+with tarfile.open(sys.argv[1] + "/abs.tar", "w") as t:
+    add(t, "/workspace/escaped-abs")
+with tarfile.open(sys.argv[1] + "/link.tar", "w") as t:
+    add(t, "l", kind=tarfile.SYMTYPE, link="/workspace"); add(t, "l/escaped-link")
+PY
+	local be="disk:$CV_TMP/cache"
+	sbt new net 0 run 'mkdir t' crestore /workspace/t/a dotdot "$be" none crestore /workspace/t/b abs "$be" none \
+		crestore /workspace/t/c link "$be" none run 'find /workspace | sort'
+	[ "$status" -eq 0 ]
+	has_line 'rc=-1 error=sandbox extract into `/workspace/t/a`: archive entry `../escaped-dotdot`: `..` in its path: Operation not permitted'
+	has_line 'rc=-1 error=sandbox extract into `/workspace/t/b`: archive entry `/workspace/escaped-abs`: absolute path: Operation not permitted'
+	has_line 'rc=-1 error=sandbox extract into `/workspace/t/c`: archive entry `l/escaped-link`: `l` is a symlink: Operation not permitted'
+	# the entries before the bad one stay; nothing outside the target
+	has_line 'out=/workspace\n/workspace/t\n/workspace/t/a\n/workspace/t/a/ok\n/workspace/t/b\n/workspace/t/c\n/workspace/t/c/l\n'
+}
+
 @test "sandbox api: a plain session streams stdout and stderr apart, in order; its stdin is closed" {
 	sbt new net 0 sess 'for i in 1 2 3; do echo o$i; echo e$i >&2; sleep 0.1; done; cat' 0 \
 		sin x swait sout serr

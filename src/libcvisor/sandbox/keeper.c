@@ -602,94 +602,11 @@ out:
 	return r;
 }
 
-/* ---- the agent ---- */
-
 /* Paths each run gets fresh: nothing written there is kept. */
-static bool not_kept(const char *real)
+bool cv_keeper_not_kept(const char *real)
 {
 	for (size_t i = 0; i < sizeof(own_mounts) / sizeof(own_mounts[0]); i++)
 		if (under(real, own_mounts[i]))
 			return true;
 	return false;
-}
-
-static int agent_fail(int e, const char *what, const char *path)
-{
-	fprintf(stderr, "%s `%s`: %s\n", what, path, strerror(e));
-	return e > 0 && e < 126 ? e : EIO;
-}
-
-static int copy_fd(int from, int to)
-{
-	char buf[65536];
-	for (;;) {
-		ssize_t n = read(from, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		int r = cv_write_all(to, buf, (size_t)n);
-		if (r < 0)
-			return r;
-	}
-}
-
-int cv_sandbox_agent(int argc, char **argv)
-{
-	if (argc != 3 || (strcmp(argv[1], "read") != 0 && strcmp(argv[1], "write") != 0)) {
-		fprintf(stderr, "usage: cvisor sandbox-agent read|write PATH (run by libcvisor inside a sandbox)\n");
-		return EINVAL;
-	}
-	const char *path = argv[2];
-	if (strcmp(argv[1], "read") == 0) {
-		/* O_NONBLOCK: a FIFO planted there must not hang the caller */
-		cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		struct stat st;
-		if (fd < 0)
-			return agent_fail(errno, "read", path);
-		if (fstat(fd, &st) < 0)
-			return agent_fail(errno, "read", path);
-		if (S_ISDIR(st.st_mode))
-			return agent_fail(EISDIR, "read", path);
-		if (!S_ISREG(st.st_mode))
-			return agent_fail(EINVAL, "read (not a regular file)", path);
-		if (fcntl(fd, F_SETFL, 0) < 0)
-			return agent_fail(errno, "read", path);
-		int r = copy_fd(fd, 1);
-		return r < 0 ? agent_fail(-r, "read", path) : 0;
-	}
-	/* write: where the program would write it, but not into what the
-	 * next run will not have */
-	cleanup_free char *dir = strdup(path);
-	if (!dir)
-		return agent_fail(ENOMEM, "write", path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	cleanup_free char *real = realpath(slash ? dir : ".", NULL);
-	if (!real)
-		return agent_fail(errno, "write", path);
-	if (not_kept(real)) {
-		fprintf(stderr,
-			"write `%s`: /proc, /sys, /dev, /run and /tmp are each run's own and not kept; write "
-			"elsewhere (the workspace, " CV_SANDBOX_PERSISTENT_WORKSPACE ")\n",
-			path);
-		return EXDEV;
-	}
-	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-	struct stat st;
-	if (fd < 0)
-		return agent_fail(errno, "write", path);
-	if (fstat(fd, &st) < 0)
-		return agent_fail(errno, "write", path);
-	if (!S_ISREG(st.st_mode))
-		return agent_fail(EINVAL, "write (not a regular file)", path);
-	if (fcntl(fd, F_SETFL, 0) < 0)
-		return agent_fail(errno, "write", path);
-	int r = copy_fd(0, fd);
-	if (r == 0 && close(steal_fd(&fd)) < 0)
-		r = -errno;
-	return r < 0 ? agent_fail(-r, "write", path) : 0;
 }

@@ -41,8 +41,11 @@
 
 #include <stdint.h>
 
+#include <stdbool.h>
+
 #include "cvisor.h"
 #include "error.h"
+#include "files/archive.h"
 
 #define CV_KEEPER_NFDS 5
 enum { CV_KEEPER_FD_STDIN, CV_KEEPER_FD_STDOUT, CV_KEEPER_FD_STDERR, CV_KEEPER_FD_KILL, CV_KEEPER_FD_RESULT };
@@ -67,6 +70,14 @@ struct cv_keeper_rec {
 };
 #define CV_KEEPER_REC_MAX (4u << 20)
 
+/* Whether a path (resolved) lies where each run gets its own filesystem
+ * (/proc, /sys, /dev, /run, /tmp): nothing written there is kept. */
+bool cv_keeper_not_kept(const char *real);
+
+/* An archive of the tree at DIRFD to OUT_FD; with IGNORE, without what its
+ * .gitignore files and root .dockerignore exclude (files/ignore.h). */
+int cv_keeper_archive_tree(int dirfd, int out_fd, enum cv_archive_format format, bool ignore, cv_error_t *err);
+
 /* The keepers' mount points: for root CV_KEEPER_BASE_DIR/keeper-<pid>,
  * not under the state root: the runtime reaches the root's mounts as the
  * program's unprivileged identity, which must be able to pass every
@@ -80,13 +91,17 @@ int cv_keeper_base_dir(const struct cvisor_context *ctx, char **out, cv_error_t 
 /* Removes the mount point directories of dead keepers; counts them. */
 void cv_keeper_gc(const struct cvisor_context *ctx, unsigned *removed);
 
-/* The keeper's and the agent's entry points are in cvisor-binary.h:
- * cv_sandbox_keeper() and cv_sandbox_agent(). The agent (`cvisor
- * sandbox-agent read|write PATH`) runs inside a sandbox as the program of
- * a run, to move a file in or out in the program's own view (a symlink the
- * program planted resolves where the program would see it, a masked path
- * stays masked); it exits 0 or with the errno of its failure, its message
- * on stderr, and refuses to write where nothing is kept (/tmp, /run, /dev,
- * /proc, /sys: EXDEV). */
+/* The keeper's entry point is in cvisor-binary.h: cv_sandbox_keeper().
+ * The agent (agent.c) is the program `cvisor-agent` (CVISOR_AGENT_NAME, in
+ * CVISOR_LIBEXECDIR, or beside the helper in a build tree), run inside a
+ * sandbox as the program of a run to move files in and out in the
+ * program's own view (a symlink the program planted resolves where the
+ * program would see it, a masked path stays masked): read PATH (to stdout),
+ * write PATH (from stdin), extract DEST (a tar from stdin), archive SRC
+ * FORMAT (the tree, its ignore rules applied, to stdout), archive-all SRC
+ * FORMAT (all of it). It exits 0 or with the errno of its failure, its
+ * message on stderr, and refuses to write where nothing is kept (EXDEV). */
+#define CV_AGENT_NAME "cvisor-agent"
+int cv_sandbox_agent(int argc, char **argv);
 
 #endif

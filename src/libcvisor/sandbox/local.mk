@@ -2,8 +2,9 @@
 # (policy.c), policy -> config.json (sandbox.c), and the supervisor of
 # `cvisor do` (supervisor.c: timeout, output caps, report, cleanup; relay.c:
 # the copies of the program's stdio); do.c: its public calls (cvisor_do...);
-# the library's persistent sandboxes: keeper.c (the process holding one,
-# and the file agent run inside it), sandbox-api.c (the CvisorSandbox calls).
+# the library's persistent sandboxes: keeper.c (the process holding one),
+# agent.c (the file agent run inside it, the program cvisor-agent),
+# sandbox-api.c (the CvisorSandbox calls).
 libcvisor_core_la_SOURCES += \
 	src/libcvisor/sandbox/policy.c src/libcvisor/sandbox/policy.h \
 	src/libcvisor/sandbox/sandbox.c src/libcvisor/sandbox/sandbox.h \
@@ -11,5 +12,6 @@ libcvisor_core_la_SOURCES += \
 	src/libcvisor/sandbox/relay.c src/libcvisor/sandbox/relay.h \
 	src/libcvisor/sandbox/do.c \
 	src/libcvisor/sandbox/keeper.c src/libcvisor/sandbox/keeper.h \
+	src/libcvisor/sandbox/agent.c \
 	src/libcvisor/sandbox/sandbox-api.c
 dist_man_MANS += man/cvisor-sandbox.3

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -22,6 +23,8 @@
 
 #include "cleanup.h"
 #include "clock.h"
+#include "files/archive.h"
+#include "files/cache.h"
 #include "cvisor.h"
 #include "io.h"
 #include "lifecycle/abi.h"
@@ -430,16 +433,18 @@ static int make_pipe(int p[2], cv_error_t *err)
 
 /* The policy as this run sends it: the sandbox's, with the library's
  * defaults where it says nothing. Under sb->lock. */
-static int run_policy(CvisorSandbox *sb, char **json, size_t *len, cv_error_t *err)
+static int run_policy(CvisorSandbox *sb, bool uncapped, char **json, size_t *len, cv_error_t *err)
 {
 	cv_policy *p = sb->policy;
 	bool home = false;
 	for (size_t i = 0; i < p->env.len; i++)
 		home |= strncmp(p->env.v[i], "HOME=", 5) == 0;
-	bool set_cap = !p->max_output_bytes.set;
+	oci_opt_u64 cap = p->max_output_bytes;
+	bool set_cap = !p->max_output_bytes.set || uncapped;
 	if (set_cap) {
+		/* the agent's output is a file or an archive, never cut short */
 		p->max_output_bytes.set = true;
-		p->max_output_bytes.v = DEFAULT_MAX_OUTPUT;
+		p->max_output_bytes.v = uncapped ? INT64_MAX : DEFAULT_MAX_OUTPUT;
 	}
 	int r = 0;
 	if (!home)
@@ -452,14 +457,14 @@ static int run_policy(CvisorSandbox *sb, char **json, size_t *len, cv_error_t *e
 		p->env.v[p->env.len] = NULL;
 	}
 	if (set_cap)
-		p->max_output_bytes.set = false;
+		p->max_output_bytes = cap;
 	return r;
 }
 
 /* Sends one run to the keeper. FDS: the program's stdin, stdout, stderr
  * (the caller keeps and closes them). Fills r->kill and r->result. */
 static int run_send(CvisorSandbox *sb, const char *const *argv, const char *cwd, const int fds[3], bool pty,
-		    uint64_t timeout_ms, struct run *r, cv_error_t *err)
+		    bool uncapped, uint64_t timeout_ms, struct run *r, cv_error_t *err)
 {
 	int kill_p[2] = { -1, -1 }, res_p[2] = { -1, -1 };
 	cleanup_free char *json = NULL, *buf = NULL;
@@ -472,7 +477,7 @@ static int run_send(CvisorSandbox *sb, const char *const *argv, const char *cwd,
 		cv_error_release(&sb->pending);
 		goto out;
 	}
-	if (keeper_up(sb, err) < 0 || run_policy(sb, &json, &jlen, err) < 0)
+	if (keeper_up(sb, err) < 0 || run_policy(sb, uncapped, &json, &jlen, err) < 0)
 		goto out;
 	len = sizeof(struct cv_keeper_req) + jlen + 1 + strlen(cwd ? cwd : "") + 1;
 	for (; argv[nargs]; nargs++)
@@ -641,7 +646,7 @@ static int open_null(int flags, cv_error_t *err)
 
 static CvisorOutput *run_capture(CvisorSandbox *sb, const char *const *argv, const char *cwd, int stdin_fd,
 				 const uint8_t *input, size_t input_len, int stdout_fd, uint64_t timeout_ms,
-				 cv_error_t *err)
+				 bool uncapped, cv_error_t *err)
 {
 	struct run r = RUN_INIT;
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, inp[2] = { -1, -1 };
@@ -669,7 +674,7 @@ static CvisorOutput *run_capture(CvisorSandbox *sb, const char *const *argv, con
 		goto fail;
 	fds[2] = errp[1];
 	r.err = steal_fd(&errp[0]);
-	if (run_send(sb, argv, cwd, fds, false, timeout_ms, &r, err) < 0)
+	if (run_send(sb, argv, cwd, fds, false, uncapped, timeout_ms, &r, err) < 0)
 		goto fail;
 	/* the run holds its own copies now: EOF comes when it ends */
 	for (int i = 0; i < 2; i++) {
@@ -701,7 +706,7 @@ CvisorOutput *cvisor_run_argv(CvisorSandbox *sb, const char *const *argv, const 
 		failf(EINVAL, "sandbox run: no program given");
 		return NULL;
 	}
-	CvisorOutput *o = run_capture(sb, argv, cwd, -1, input, input_len, -1, timeout_ms, &e);
+	CvisorOutput *o = run_capture(sb, argv, cwd, -1, input, input_len, -1, timeout_ms, false, &e);
 	if (!o)
 		fail(&e);
 	return o;
@@ -770,17 +775,40 @@ void cvisor_bytes_free(uint8_t *ptr, size_t len)
 
 /* ---- files ---- */
 
-/* Runs the agent (keeper.h) with stdin IN_FD and stdout OUT_FD (-1:
- * captured); a failure of the agent becomes its errno and message. */
-static int agent(CvisorSandbox *sb, const char *op, const char *path, int in_fd, const uint8_t *input,
-		 size_t input_len, int out_fd, uint8_t **data, size_t *len, cv_error_t *err)
+/* The agent program (keeper.h): $CVISOR_AGENT (not in set-uid programs),
+ * else beside the helper (a build tree), else the installed one. It runs
+ * inside the sandbox, by its path on the host's root. */
+static int agent_path(CvisorSandbox *sb, char *buf, size_t size, cv_error_t *err)
+{
+	const char *env = secure_getenv("CVISOR_AGENT"), *helper = cv_helper_path(&sb->ctx);
+	const char *slash = strrchr(helper, '/');
+	if (env && *env) {
+		snprintf(buf, size, "%s", env);
+		return 0;
+	}
+	if (slash && snprintf(buf, size, "%.*s/" CV_AGENT_NAME, (int)(slash - helper), helper) < (int)size &&
+	    access(buf, X_OK) == 0)
+		return 0;
+	if (snprintf(buf, size, "%s/" CV_AGENT_NAME, CVISOR_LIBEXECDIR) >= (int)size)
+		return cv_error(err, ENAMETOOLONG, "sandbox: the agent's path");
+	return 0;
+}
+
+/* Runs the agent: `cvisor-agent OP PATH [ARG]`, with stdin
+ * IN_FD (or INPUT) and stdout OUT_FD (-1: captured into *DATA); a failure
+ * of the agent becomes its errno and message. */
+static int agent(CvisorSandbox *sb, const char *op, const char *path, const char *arg, int in_fd,
+		 const uint8_t *input, size_t input_len, int out_fd, uint8_t **data, size_t *len, cv_error_t *err)
 {
 	if (!sb || !path)
 		return cv_error(err, EINVAL, "sandbox %s: a NULL argument", op);
 	if (path[0] != '/')
 		return cv_error(err, EINVAL, "sandbox %s `%s`: not an absolute path", op, path);
-	const char *argv[] = { cv_helper_path(&sb->ctx), "sandbox-agent", op, path, NULL };
-	CvisorOutput *o = run_capture(sb, argv, "/", in_fd, input, input_len, out_fd, 0, err);
+	char prog[PATH_MAX];
+	if (agent_path(sb, prog, sizeof(prog), err) < 0)
+		return -1;
+	const char *argv[] = { prog, op, path, arg, NULL };
+	CvisorOutput *o = run_capture(sb, argv, "/", in_fd, input, input_len, out_fd, 0, true, err);
 	if (!o)
 		return -1;
 	int code = o->exit_code, r = 0;
@@ -793,6 +821,8 @@ static int agent(CvisorSandbox *sb, const char *op, const char *path, int in_fd,
 		else
 			r = cv_error(err, code < 126 ? code : EIO, "sandbox %s `%s` (agent exit status %d)", op, path,
 				     code);
+	} else if (o->report && strstr(o->report, "\"stdout\": true")) {
+		r = cv_error(err, EFBIG, "sandbox %s `%s`: the output was cut short", op, path);
 	} else if (data) {
 		*data = steal_pointer(&o->out);
 		*len = o->out_len;
@@ -801,10 +831,19 @@ static int agent(CvisorSandbox *sb, const char *op, const char *path, int in_fd,
 	return r;
 }
 
+/* A new anonymous file for an archive. */
+static int archive_file(cv_error_t *err)
+{
+	int fd = memfd_create("cvisor-archive", MFD_CLOEXEC);
+	if (fd < 0)
+		return cv_error_errno(err, "sandbox: memfd for an archive");
+	return fd;
+}
+
 int cvisor_sandbox_write_file(CvisorSandbox *sb, const char *path, const uint8_t *data, size_t len)
 {
 	cleanup_error cv_error_t e = NULL;
-	if (agent(sb, "write", path, -1, data ? data : (const uint8_t *)"", len, -1, NULL, NULL, &e) < 0)
+	if (agent(sb, "write", path, NULL, -1, data ? data : (const uint8_t *)"", len, -1, NULL, NULL, &e) < 0)
 		return fail(&e);
 	return 0;
 }
@@ -814,7 +853,7 @@ uint8_t *cvisor_sandbox_read_file(CvisorSandbox *sb, const char *path, size_t *l
 	cleanup_error cv_error_t e = NULL;
 	uint8_t *data = NULL;
 	size_t n = 0;
-	int r = agent(sb, "read", path, -1, NULL, 0, -1, &data, &n, &e);
+	int r = agent(sb, "read", path, NULL, -1, NULL, 0, -1, &data, &n, &e);
 	if (r < 0) {
 		int en = -fail(&e);
 		if (len)
@@ -839,15 +878,46 @@ int cvisor_sandbox_copy_into(CvisorSandbox *sb, const char *host_path, const cha
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return failf(errno, "sandbox copy_into: open `%s`: %s", host_path, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return failf(EISDIR, "sandbox copy_into `%s`: directories need the archive support", host_path);
+	if (S_ISDIR(st.st_mode)) {
+		/* a tar of the tree (its ignore rules applied), unpacked inside */
+		cleanup_close int tar = archive_file(&e);
+		if (tar < 0 || cv_keeper_archive_tree(fd, tar, CV_ARCHIVE_NONE, true, &e) < 0 ||
+		    lseek(tar, 0, SEEK_SET) < 0) {
+			if (!e)
+				cv_error_errno(&e, "sandbox copy_into `%s`", host_path);
+			cv_error_prefix(&e, "sandbox copy_into `%s`", host_path);
+			return fail(&e);
+		}
+		if (agent(sb, "extract", guest_path, NULL, tar, NULL, 0, -1, NULL, NULL, &e) < 0)
+			return fail(&e);
+		return 0;
+	}
 	if (!S_ISREG(st.st_mode))
-		return failf(EINVAL, "sandbox copy_into `%s`: not a regular file", host_path);
+		return failf(EINVAL, "sandbox copy_into `%s`: not a regular file or a directory", host_path);
 	if (fcntl(fd, F_SETFL, 0) < 0)
 		return failf(errno, "sandbox copy_into `%s`: %s", host_path, strerror(errno));
 	/* the file itself is the agent's stdin: no copy through here */
-	if (agent(sb, "write", guest_path, fd, NULL, 0, -1, NULL, NULL, &e) < 0)
+	if (agent(sb, "write", guest_path, NULL, fd, NULL, 0, -1, NULL, NULL, &e) < 0)
 		return fail(&e);
+	return 0;
+}
+
+/* copy_out of a directory: a tar made inside, unpacked here beneath
+ * HOST_PATH (made when missing) by the archive module's safe extraction. */
+static int copy_out_tree(CvisorSandbox *sb, const char *guest_path, const char *host_path, cv_error_t *err)
+{
+	cleanup_close int tar = archive_file(err);
+	if (tar < 0 || agent(sb, "archive-all", guest_path, "none", -1, NULL, 0, tar, NULL, NULL, err) < 0)
+		return -1;
+	if (lseek(tar, 0, SEEK_SET) < 0)
+		return cv_error_errno(err, "sandbox copy_out");
+	if (mkdir(host_path, 0755) < 0 && errno != EEXIST)
+		return cv_error_errno(err, "sandbox copy_out: mkdir `%s`", host_path);
+	cleanup_close int dir = open(host_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0)
+		return cv_error_errno(err, "sandbox copy_out: open `%s`", host_path);
+	if (cv_archive_extract(tar, dir, NULL, err) < 0)
+		return cv_error_prefix(err, "sandbox copy_out `%s`", host_path);
 	return 0;
 }
 
@@ -863,7 +933,12 @@ int cvisor_sandbox_copy_out(CvisorSandbox *sb, const char *guest_path, const cha
 	cleanup_close int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return failf(errno, "sandbox copy_out: create `%s`: %s", tmp, strerror(errno));
-	int r = agent(sb, "read", guest_path, -1, NULL, 0, fd, NULL, NULL, &e);
+	int r = agent(sb, "read", guest_path, NULL, -1, NULL, 0, fd, NULL, NULL, &e);
+	if (r == -EISDIR) {
+		(void)unlink(tmp);
+		cv_error_release(&e);
+		return copy_out_tree(sb, guest_path, host_path, &e) < 0 ? fail(&e) : 0;
+	}
 	if (r == 0 && (fsync(fd) < 0 || close(steal_fd(&fd)) < 0 || rename(tmp, host_path) < 0))
 		r = cv_error_errno(&e, "sandbox copy_out: `%s`", host_path);
 	if (r < 0) {
@@ -878,15 +953,41 @@ int cvisor_sandbox_copy_out(CvisorSandbox *sb, const char *guest_path, const cha
 int cvisor_cache_save(CvisorSandbox *sb, const char *sandbox_path, const char *key, const char *backend,
 		      const char *format)
 {
-	(void)sb, (void)sandbox_path, (void)key, (void)backend, (void)format;
-	return failf(EOPNOTSUPP, "sandbox cache_save: not built yet (needs the archive module)");
+	cleanup_error cv_error_t e = NULL;
+	enum cv_archive_format f;
+	if (!sb || !sandbox_path || !key)
+		return failf(EINVAL, "sandbox cache_save: a NULL argument");
+	/* bad input fails before anything runs */
+	if (cv_cache_key_validate(key, &e) < 0 || cv_archive_format_parse(format, &f, &e) < 0)
+		return fail(&e);
+	cleanup_close int tar = archive_file(&e);
+	if (tar < 0 ||
+	    agent(sb, "archive", sandbox_path, cv_archive_format_name(f), -1, NULL, 0, tar, NULL, NULL, &e) < 0)
+		return fail(&e);
+	if (lseek(tar, 0, SEEK_SET) < 0 || cv_cache_put(backend, key, cv_archive_format_name(f), tar, &e) < 0) {
+		if (!e)
+			cv_error_errno(&e, "sandbox cache_save");
+		return fail(&e);
+	}
+	return 0;
 }
 
 int cvisor_cache_restore(CvisorSandbox *sb, const char *sandbox_path, const char *key, const char *backend,
 			 const char *format)
 {
-	(void)sb, (void)sandbox_path, (void)key, (void)backend, (void)format;
-	return failf(EOPNOTSUPP, "sandbox cache_restore: not built yet (needs the archive module)");
+	cleanup_error cv_error_t e = NULL;
+	enum cv_archive_format f;
+	if (!sb || !sandbox_path || !key)
+		return failf(EINVAL, "sandbox cache_restore: a NULL argument");
+	if (cv_cache_key_validate(key, &e) < 0 || cv_archive_format_parse(format, &f, &e) < 0)
+		return fail(&e);
+	cleanup_close int tar = -1;
+	if (cv_cache_get(backend, key, cv_archive_format_name(f), &tar, &e) < 0)
+		return fail(&e);
+	/* unpacked inside, by the program's identity, into the overlay */
+	if (agent(sb, "extract", sandbox_path, NULL, tar, NULL, 0, -1, NULL, NULL, &e) < 0)
+		return fail(&e);
+	return 0;
 }
 
 /* ---- sessions ---- */
@@ -957,7 +1058,7 @@ CvisorSession *cvisor_session_start(CvisorSandbox *sb, const char *command, int 
 		s->r.out = steal_fd(&outp[0]);
 		s->r.err = steal_fd(&errp[0]);
 	}
-	if (run_send(sb, command ? sh_c : sh_i, NULL, fds, s->pty, 0, &s->r, &e) < 0)
+	if (run_send(sb, command ? sh_c : sh_i, NULL, fds, s->pty, false, 0, &s->r, &e) < 0)
 		goto out;
 	if (set_nonblock(s->r.out) < 0 || (s->r.err >= 0 && set_nonblock(s->r.err) < 0) ||
 	    set_nonblock(s->r.result) < 0) {
