@@ -361,8 +361,12 @@ sbt_nobody() {
 
 @test "sandbox api as nobody: the host's files stay read-only and masked; limits it cannot enforce are reported" {
 	requires_unprivileged_userns
-	sbt_nobody new net 0 limits $((64 << 20)) 0 0 run 'echo x > /etc/cvisor-nobody; cat /etc/shadow; exit 0' report
+	sbt_nobody new net 0 limits $((64 << 20)) 0 0 run 'echo x > /etc/cvisor-nobody; cat /etc/shadow; exit 0' report \
+		opt open_files 16 run 'echo sixteen'
 	[ "$status" -eq 0 ]
+	# the lowest open_files the policy takes leaves the runtime its fds
+	has_line 'out=sixteen\n'
+
 	[[ "$output" == *'/etc/cvisor-nobody: Permission denied'* ]]
 	[[ "$output" != *'root:'* ]]
 	[ ! -e /etc/cvisor-nobody ]

@@ -214,16 +214,27 @@ static int build_env(const oci_process *p, char *const *extra, char ***out, char
 	return 0;
 }
 
+/* RLIMIT_NOFILE, once: as late as possible (the runtime's fds stay open
+ * until execve) but before any seccomp filter (a profile may deny
+ * setrlimit). */
+static int nofile_apply(const oci_process *p, bool *done, cv_error_t *err)
+{
+	if (*done)
+		return 0;
+	*done = true;
+	return cv_rlimits_apply(p, true, err);
+}
+
 void cv_process_finish(const struct cv_process_finish *f)
 {
 	cleanup_error cv_error_t err = NULL;
 	const oci_process *p = f->p;
 	char *exe = NULL, **envp = NULL, *home = NULL;
-	bool seccomp_loaded = false;
+	bool seccomp_loaded = false, nofile_done = false;
 
 	if (build_env(p, f->extra_env, &envp, &home, &err) < 0)
 		goto fail;
-	if (cv_rlimits_apply(p, &err) < 0 || cv_oom_score_adj_apply(p, &err) < 0 ||
+	if (cv_rlimits_apply(p, false, &err) < 0 || cv_oom_score_adj_apply(p, &err) < 0 ||
 	    cv_scheduler_apply(p, &err) < 0 || cv_io_priority_apply(p, &err) < 0 ||
 	    cv_personality_apply(f->linux_, &err) < 0 || cv_mempolicy_apply(f->memory_policy, &err) < 0 ||
 	    cv_lsm_apply(p, &err) < 0)
@@ -245,7 +256,7 @@ void cv_process_finish(const struct cv_process_finish *f)
 	if (f->seccomp && !p->no_new_privileges) {
 		/* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN:
 		 * load it now, while we still hold it (runc does the same). */
-		if (load_seccomp(f->seccomp, f->sync_fd, &err) < 0)
+		if (nofile_apply(p, &nofile_done, &err) < 0 || load_seccomp(f->seccomp, f->sync_fd, &err) < 0)
 			goto fail;
 		seccomp_loaded = true;
 	}
@@ -264,7 +275,7 @@ void cv_process_finish(const struct cv_process_finish *f)
 			cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");
 			goto fail;
 		}
-		if (load_seccomp(f->seccomp, f->sync_fd, &err) < 0)
+		if (nofile_apply(p, &nofile_done, &err) < 0 || load_seccomp(f->seccomp, f->sync_fd, &err) < 0)
 			goto fail;
 		seccomp_loaded = true;
 	}
@@ -275,6 +286,9 @@ void cv_process_finish(const struct cv_process_finish *f)
 		cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");
 		goto fail;
 	}
+	/* the last fd the runtime opens is behind it (the exec fifo) */
+	if (nofile_apply(p, &nofile_done, &err) < 0)
+		goto fail;
 	if (f->seccomp && !seccomp_loaded && load_seccomp(f->seccomp, f->sync_fd, &err) < 0)
 		goto fail;
 	if (f->init) /* returns only when the program could not start */

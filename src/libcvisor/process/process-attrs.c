@@ -277,7 +277,7 @@ int cv_attrs_validate(const oci_process *p, const oci_linux *linux_, cv_error_t 
 	return 0;
 }
 
-int cv_rlimits_apply(const oci_process *p, cv_error_t *err)
+int cv_rlimits_apply(const oci_process *p, bool nofile, cv_error_t *err)
 {
 	for (size_t i = 0; p && i < p->rlimits_len; i++) {
 		const oci_rlimit *l = &p->rlimits[i];
@@ -285,6 +285,8 @@ int cv_rlimits_apply(const oci_process *p, cv_error_t *err)
 		int res = rlimit_from_name(l->type);
 		if (res < 0)
 			return cv_error(err, EINVAL, "unknown rlimit \"%s\"", l->type);
+		if ((res == RLIMIT_NOFILE) != nofile)
+			continue;
 		if (setrlimit(res, &rl) < 0)
 			return cv_error_errno(err, "setrlimit %s (soft %llu, hard %llu)", l->type,
 					      (unsigned long long)l->soft, (unsigned long long)l->hard);

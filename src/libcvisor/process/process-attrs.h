@@ -6,6 +6,8 @@
 
 #include <sched.h>
 
+#include <stdbool.h>
+
 #include "error.h"
 #include "oci/spec.h"
 
@@ -14,7 +16,10 @@
  * lists): run in the runtime, so bad input fails before anything is
  * made. */
 int cv_attrs_validate(const oci_process *p, const oci_linux *linux_, cv_error_t *err);
-int cv_rlimits_apply(const oci_process *p, cv_error_t *err);
+/* NOFILE false: every rlimit but RLIMIT_NOFILE; true: that one alone. The
+ * runtime's own fds stay open until execve: RLIMIT_NOFILE comes last, or a
+ * low limit (16) leaves the runtime no fd for the cwd. */
+int cv_rlimits_apply(const oci_process *p, bool nofile, cv_error_t *err);
 int cv_oom_score_adj_apply(const oci_process *p, cv_error_t *err);
 int cv_scheduler_apply(const oci_process *p, cv_error_t *err);
 /* execCPUAffinity: a cpu list ("0-3,7") into a CPU_ALLOC'd set (NULL for
