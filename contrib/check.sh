@@ -22,6 +22,8 @@ PACKAGES=(
 	# tests (libsystemd-dev: the fake systemd of the D-Bus test; python3:
 	# libcvisor loaded through ctypes, tests/embed/test_embed.py)
 	bats busybox-static jq procps util-linux dbus libsystemd-dev strace python3
+	# the Python SDK (contrib/python): its tests, pip install into a venv
+	python3-pytest python3-venv python3-pip
 	# fuzzing
 	clang
 	# reference runtimes and engines
