@@ -2,6 +2,9 @@
 import asyncio
 import concurrent.futures
 import os
+import pathlib
+import shutil
+import tempfile
 import threading
 import time
 import warnings
@@ -85,17 +88,40 @@ def test_network_off_by_default(session):
     assert "unreachable" in r.stderr.lower()
 
 
-def test_credential_file_unreadable(tmp_path):
+@pytest.fixture
+def shared_dir():
+    """A directory the sandboxed program could read but for the masks (the
+    sandbox's /tmp is its own, and pytest's tmp_path is private)."""
+    d = tempfile.mkdtemp(dir="/var/tmp", prefix="cvisor-pytest-")
+    os.chmod(d, 0o755)
+    yield pathlib.Path(d)
+    shutil.rmtree(d)
+
+
+def test_credential_file_unreadable(shared_dir, monkeypatch):
+    tmp_path = shared_dir
     secret = tmp_path / "credentials"
     secret.write_text("AKIA-SECRET")
+    secret.chmod(0o644)
+    home = tmp_path / "home"
+    (home / ".aws").mkdir(parents=True)
+    (home / ".aws" / "credentials").write_text("aws_secret_access_key = HOME-SECRET\n")
+    for p in (tmp_path, home, home / ".aws", home / ".aws" / "credentials"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    monkeypatch.setenv("HOME", str(home))  # the credential list's ~
     with SandboxSession(deny_read=[str(secret)]) as s:
+        # masked: missing, unreadable or empty, never its content
+        assert s.run(["ls", str(tmp_path)]).stdout.split() == ["credentials", "home"]
         r = s.run(["cat", str(secret)])
-        assert r.exit_code != 0
-        assert "AKIA" not in r.stdout
-        # the default credential list: the host's ~/.ssh, ~/.aws...
-        r = s.run("cat /root/.ssh/id_rsa /root/.aws/credentials /etc/shadow 2>&1; ls -A /root/.ssh 2>&1")
-        assert "PRIVATE KEY" not in r.stdout
-        assert "root:" not in r.stdout
+        assert r.stdout == ""
+        # the default credential list: ~/.aws, and /etc/ssh whose files are world-readable on the host
+        r = s.run(["cat", str(home / ".aws" / "credentials")])
+        assert r.stdout == ""
+        if os.access("/etc/ssh/ssh_config", os.R_OK) and os.stat("/etc/ssh/ssh_config").st_mode & 0o004:
+            r = s.run(["cat", "/etc/ssh/ssh_config"])
+            assert r.stdout == ""
+        r = s.run(["cat", "/etc/shadow"])
+        assert r.stdout == ""
 
 
 def test_callers_token_does_not_reach_the_command(monkeypatch):
