@@ -270,3 +270,15 @@ def test_finalizer_removes_dropped_session():
     import gc
     gc.collect()
     assert not os.path.exists(root)
+
+
+def test_network_modes():
+    with SandboxSession(network=True) as s:  # outbound: an interface besides lo
+        r = s.run("cat /proc/net/dev")
+        assert r.succeeded, r.stderr
+        assert len(r.stdout.splitlines()[2:]) == 2
+    with SandboxSession(network=cvisor.NetworkMode.HOST) as s:  # the host's own interfaces
+        with open("/proc/net/dev") as f:
+            host = sorted(l.split(":")[0].strip() for l in f.read().splitlines()[2:])
+        r = s.run("cat /proc/net/dev")
+        assert sorted(l.split(":")[0].strip() for l in r.stdout.splitlines()[2:]) == host
