@@ -29,6 +29,21 @@ teardown() {
 	[ "$status" -eq 0 ]
 }
 
+@test "python sdk: the pytest suite as nobody" {
+	"$PY" -c 'import pytest' 2>/dev/null || skip "python3-pytest is not installed (contrib/check.sh installs it)"
+	requires_root
+	requires_unprivileged_userns
+	setpriv --reuid=nobody --regid=nogroup --clear-groups test -r "$CVISOR_LIB" -a -r "$PKG/cvisor/__init__.py" ||
+		skip "the build tree is not readable by nobody"
+	# the state root is $XDG_RUNTIME_DIR/cvisor, as for a user's session
+	run timeout 900 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env -i PATH="$PATH" HOME="$NR/home" XDG_RUNTIME_DIR="$NR" TMPDIR="$NR/ws" CVISOR_LIB="$CVISOR_LIB" \
+		CVISOR_HELPER="$CVISOR_HELPER" CVISOR_SLIRP_HOOK="$CVISOR_SLIRP_HOOK" PYTHONDONTWRITEBYTECODE=1 \
+		"$PY" -m pytest -p no:cacheprovider -q -rs "$PKG/tests"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 @test "python sdk: pip installs ./contrib/python offline into a fresh venv" {
 	"$PY" -c 'import ensurepip' 2>/dev/null || skip "python3-venv is not installed"
 	VENV="$(mktemp -d)"

@@ -18,8 +18,8 @@ BytesLike = Union[bytes, bytearray, memoryview, str]
 
 
 class SandboxRunError(OSError):
-    """A run or a session that libcvisor could not start; the message is
-    libcvisor's (for example the ENOTSUP of a non-root caller)."""
+    """A run or a session that libcvisor could not start (its keeper could
+    not be started, a refused policy value...); the message is libcvisor's."""
 
 
 class Output:

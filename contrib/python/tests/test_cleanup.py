@@ -10,10 +10,7 @@ import uuid
 import pytest
 
 import cvisor
-from conftest import TAG, leftovers, needs_root, tagged_processes
-
-pytestmark = needs_root
-
+from conftest import TAG, leftovers, tagged_processes
 
 def wait_gone(pids, seconds=15):
     deadline = time.monotonic() + seconds

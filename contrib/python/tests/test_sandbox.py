@@ -7,10 +7,6 @@ import threading
 import pytest
 
 import cvisor
-from conftest import needs_root
-
-pytestmark = needs_root
-
 
 def test_run_output_and_report(sandbox):
     o = sandbox.run("echo out; printf 'caf\\303\\251 \\377' >&2; exit 3")
@@ -138,6 +134,8 @@ def test_network_off_and_listen(sandbox):
 def test_memory_limit_reported(sandbox):
     sandbox.set_limits(memory_max=64 << 20, pids_max=64)
     o = sandbox.run("python3 -c 'b = bytearray(512 << 20); print(len(b))'")
+    if "memory" in o.report["not_enforced"]:
+        pytest.skip("memory is not enforced here (the run's report says so: no delegated cgroup)")
     assert o.exit_code != 0
     assert o.report["limits_hit"]["memory"] is True
 
@@ -183,6 +181,13 @@ def test_shell_pty(sandbox):
             done.set()
 
     with sandbox.shell(on_output=on_output, poll_ms=10) as sh:
+        # once the shell has printed (its prompt): a resize before the
+        # session's supervisor follows SIGWINCH can be lost (libcvisor)
+        for _ in range(1000):
+            if out:
+                break
+            threading.Event().wait(0.01)
+        assert out
         sh.resize(30, 100)
         assert sh.write_stdin("echo RESULT=$((6*7)); stty size; tty\n") > 0
         assert done.wait(20)

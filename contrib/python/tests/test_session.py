@@ -12,11 +12,8 @@ import warnings
 import pytest
 
 import cvisor
+from conftest import skip_unless_enforced
 from cvisor import SandboxClosedError, SandboxCommandError, SandboxSession
-from conftest import needs_root
-
-pytestmark = needs_root
-
 
 def test_lifecycle_and_cleanup():
     s = SandboxSession()
@@ -133,9 +130,10 @@ def test_callers_token_does_not_reach_the_command(monkeypatch):
     assert "MINE=1" in env.splitlines()
 
 
-def test_limits_hit_and_reported():
+def test_memory_limit_hit_and_reported():
     with SandboxSession(memory="64M") as s:
         r = s.run(["python3", "-c", "b = bytearray(512 << 20)"])
+        skip_unless_enforced(r, "memory")
         assert "memory" in r.resources.limits_hit
         assert not r.succeeded
         assert r.resources.peak_memory_bytes and r.resources.peak_memory_bytes <= 64 << 20
@@ -144,22 +142,38 @@ def test_limits_hit_and_reported():
                   check=True)
         assert "hit its memory limit (exit status" in str(e.value)
         assert e.value.result.exit_code != 0
+
+
+def test_limit_processes_hit_and_reported():
     with SandboxSession(processes=8) as s:
         r = s.run("for i in $(seq 30); do sleep 5 & done; wait", timeout=20)
+        skip_unless_enforced(r, "processes")
         assert "processes" in r.resources.limits_hit
         assert "fork" in r.stderr.lower() or "resource" in r.stderr.lower()
+
+
+def test_limit_cpu_seconds_hit_and_reported():
     with SandboxSession(cpu_seconds=1) as s:
         r = s.run("while :; do :; done", timeout=30)
         assert "cpu_seconds" in r.resources.limits_hit
         assert r.resources.cpu_seconds is not None and r.resources.cpu_seconds > 0.5
+
+
+def test_limit_max_file_size_hit_and_reported():
     with SandboxSession(max_file_size="4K") as s:
         r = s.run("head -c 100000 /dev/zero > big")
         assert "max_file_size" in r.resources.limits_hit
         assert os.path.getsize(os.path.join(s.workspace, "big")) <= 4096
+
+
+def test_limit_open_files_hit_and_reported():
     with SandboxSession(open_files=16) as s:
         r = s.run(["python3", "-c", "fs = [open('/dev/null') for _ in range(100)]"])
         assert r.exit_code != 0
         assert "Too many open files" in r.stderr
+
+
+def test_limit_timeout_hit_and_reported():
     with SandboxSession(timeout=0.5) as s:
         r = s.run("sleep 30")
         assert r.timed_out and r.exit_code == 137 and not r.succeeded
@@ -168,6 +182,9 @@ def test_limits_hit_and_reported():
             s.run("sleep 30", check=True)
         assert str(e.value).startswith("command 'sleep 30' timed out")
         assert s.run("sleep 2", timeout=10).succeeded  # the call's own limit
+
+
+def test_limit_max_output_bytes_hit_and_reported():
     with SandboxSession() as s:
         r = s.run("head -c 100000 /dev/zero | tr '\\0' x", max_output_bytes="1K")
         assert r.stdout_truncated and len(r.stdout) == 1024
