@@ -273,7 +273,26 @@ class SandboxSession:
             print(s.run(["cat", "note.txt"]).stdout)   # hi
 
     Every argument is checked here, so a mistake fails at the line that made
-    it. The defaults: everything outside the workspace and WRITABLE is
+    it (SandboxPolicyError):
+
+    - workspace: a host directory the commands work in (never removed);
+      None: a fresh one in the session's private root;
+    - memory, max_file_size: sizes (parse_size); cpus: a positive number
+      of CPUs; cpu_seconds; processes (at least 8); open_files (at least
+      16): each command's limits, enforced as ``capabilities()`` says;
+    - network: False (loopback only), True (outbound) or a NetworkMode;
+    - writable, deny_write, deny_read: host paths the commands may write,
+      may not write, may not read (the credential list always applies);
+    - env: variables for every command; timeout: seconds per command
+      (None: no limit), 300 by default;
+    - backend: "auto" or "cvisor" (libcvisor), "passthrough" (unisolated,
+      as capabilities() says); require_isolation: refuse passthrough;
+    - memory_strategy: "auto" (limits as this machine can enforce them) or
+      "cgroup" (refuse to run a command whose limits cannot be enforced,
+      SandboxUnavailableError:
+      the policy's require_limits).
+
+    The defaults: everything outside the workspace and WRITABLE is
     read-only; /tmp is private to each command; no network; the common
     credential files are unreadable; the environment is an allowlist plus
     ENV; the limits apply to each command.

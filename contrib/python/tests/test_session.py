@@ -299,3 +299,15 @@ def test_network_modes():
             host = sorted(l.split(":")[0].strip() for l in f.read().splitlines()[2:])
         r = s.run("cat /proc/net/dev")
         assert sorted(l.split(":")[0].strip() for l in r.stdout.splitlines()[2:]) == host
+
+
+def test_memory_strategy_cgroup_refuses_unenforced_limits():
+    with SandboxSession(memory="64M") as s:
+        enforced = "memory" not in s.run(["true"]).resources.not_enforced
+    with SandboxSession(memory="64M", memory_strategy="cgroup") as s:
+        if enforced:
+            assert s.run(["true"]).succeeded
+        else:
+            with pytest.raises(cvisor.SandboxUnavailableError) as e:
+                s.run(["true"])
+            assert "memory cannot be enforced" in str(e.value)
