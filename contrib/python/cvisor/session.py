@@ -621,18 +621,24 @@ class SandboxSession:
         env["HOME"] = self._workspace or "/"
         timed_out = False
         try:
-            p = subprocess.run(argv, cwd=cwd, env=env, input=data or b"", capture_output=True, timeout=limit)
-            code, so, se = p.returncode, p.stdout, p.stderr
-        except subprocess.TimeoutExpired as e:
-            timed_out, code = True, 137
-            so, se = e.stdout or b"", e.stderr or b""
+            # its own process group, which the timeout kills whole
+            p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, start_new_session=True)
         except OSError as e:
-            code, so, se = 127, b"", ("%s: %s\n" % (argv[0], e.strerror)).encode()
+            p, code, so, se = None, 127, b"", ("%s: %s\n" % (argv[0], e.strerror)).encode()
+        if p is not None:
+            with p:
+                try:
+                    so, se = p.communicate(data or b"", timeout=limit)
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                    os.killpg(p.pid, 9)
+                    so, se = p.communicate()
+                code = 137 if timed_out else p.returncode
         if code < 0:
             code = 128 - code
         t_out, t_err = len(so) > cap, len(se) > cap
-        res = SandboxResources(("timeout",) if timed_out else ()
-                               + (("max_output_bytes",) if t_out or t_err else ()))
+        res = SandboxResources((("timeout",) if timed_out else ()) + (("max_output_bytes",) if t_out or t_err else ()))
         return SandboxResult(command, so[:cap].decode("utf-8", "replace"), se[:cap].decode("utf-8", "replace"),
                              code, timed_out, time.monotonic() - start, t_out, t_err, res)
 

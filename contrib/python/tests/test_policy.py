@@ -92,9 +92,10 @@ def test_passthrough_runs_unisolated_and_says_so(tmp_path):
         assert r.stdout.splitlines()[0] == "hi"
         assert r.stdout.splitlines()[1].endswith("/tmp")
         assert os.path.exists(os.path.join(s.workspace, "f"))
-        t = s.run(["sleep", "5"], timeout=0.2)
+        t = s.run(["sh", "-c", "head -c 5000 /dev/zero; sleep 5 & sleep 5; wait"], timeout=0.5, max_output_bytes=100)
         assert t.timed_out and t.exit_code == 137
-        assert "timeout" in t.resources.limits_hit
+        assert t.resources.limits_hit == ("timeout", "max_output_bytes")
+        assert t.stdout_truncated and len(t.stdout) == 100
 
 
 def test_remote_names_say_not_available():
