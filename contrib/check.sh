@@ -27,6 +27,8 @@ PACKAGES=(
 	bats busybox-static jq procps util-linux dbus libsystemd-dev strace python3
 	# the ignore rules compared with git itself (tests/integration/ignore.bats)
 	git
+	# the Python SDK (contrib/python): its tests, pip install into a venv
+	python3-pytest python3-venv python3-pip
 	# fuzzing
 	clang
 	# reference runtimes and engines
