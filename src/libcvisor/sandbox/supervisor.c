@@ -650,6 +650,9 @@ static int start_stdio(struct run *R, const cv_policy *p, cv_error_t *err)
 	}
 	if (R->tty >= 0) {
 		int master = R->t.console_master;
+		/* a resize since the spec took the size came before SIGWINCH
+		 * was ours: take the size once more (later ones arrive) */
+		cv_console_copy_size(R->tty, master);
 		/* the output: to the caller's terminal, under the cap of stdout */
 		R->relay[RELAY_PTY] = (struct cv_relay){ .src = master, .dst = R->tty, .drain_when_broken = true,
 							 .capped = p->max_output_bytes.set,
