@@ -24,7 +24,6 @@
 #include "fs/mounts.h"
 #include "fs/safe-path.h"
 #include "io.h"
-#include "lifecycle/create.h"
 #include "lifecycle/helper.h"
 #include "log.h"
 #include "process/sync.h"
@@ -461,15 +460,7 @@ int cv_keeper_base_dir(const struct cvisor_context *ctx, char **out, cv_error_t 
 		return 0;
 	}
 	/* a user's program runs as that user: its own directories do */
-	cleanup_free char *root = NULL;
-	if (cv_context_root(ctx, &root, err) < 0)
-		return -1;
-	size_t n = strlen(root);
-	while (n > 1 && root[n - 1] == '/')
-		n--;
-	if (asprintf(out, "%.*s-keepers", (int)n, root) < 0)
-		return cv_error(err, ENOMEM, "sandbox keeper");
-	return 0;
+	return cv_state_root_sibling(ctx, "-keepers", out, err);
 }
 
 void cv_keeper_gc(const struct cvisor_context *ctx, unsigned *removed)

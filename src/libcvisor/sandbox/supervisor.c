@@ -46,9 +46,7 @@
  * terminal, a shell or a supervisor sends to stop or poke a process. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
-/* <state root>-sandbox: beside the state root, not in it (every directory
- * there is taken for a container). */
-int cv_sandbox_bundles_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err)
+int cv_state_root_sibling(const struct cvisor_context *ctx, const char *suffix, char **out, cv_error_t *err)
 {
 	cleanup_free char *root = NULL;
 	if (cv_context_root(ctx, &root, err) < 0)
@@ -56,9 +54,14 @@ int cv_sandbox_bundles_dir(const struct cvisor_context *ctx, char **out, cv_erro
 	size_t n = strlen(root);
 	while (n > 1 && root[n - 1] == '/')
 		n--;
-	if (asprintf(out, "%.*s-sandbox", (int)n, root) < 0)
+	if (asprintf(out, "%.*s%s", (int)n, root, suffix) < 0)
 		return cv_error(err, ENOMEM, "sandbox");
 	return 0;
+}
+
+int cv_sandbox_bundles_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err)
+{
+	return cv_state_root_sibling(ctx, "-sandbox", out, err);
 }
 
 /* A run is alive while its supervisor (or the watcher, which shares the

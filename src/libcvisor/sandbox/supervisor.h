@@ -50,8 +50,10 @@
 int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
 		  int kill_fd, cv_sandbox_report *report, cv_error_t *err);
 
-/* <state root>-sandbox: beside the state root, not in it (every directory
- * there is taken for a container): the runs' lock file. */
+/* <state root>SUFFIX: a directory beside the state root, not in it (every
+ * directory there is taken for a container). */
+int cv_state_root_sibling(const struct cvisor_context *ctx, const char *suffix, char **out, cv_error_t *err);
+/* <state root>-sandbox: the runs' lock file. */
 int cv_sandbox_bundles_dir(const struct cvisor_context *ctx, char **out, cv_error_t *err);
 
 /* Removes the cgroup directories of `cvisor do` runs whose supervisor and
