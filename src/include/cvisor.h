@@ -349,6 +349,9 @@ typedef struct CvisorSession CvisorSession;
 /* The message of this thread's last failed sandbox call ("" when none);
  * valid until this thread's next sandbox call. */
 const char *cvisor_last_error(void);
+/* The errno of this thread's last failed sandbox call (ENOENT, EINVAL...;
+ * 0 when none), for a caller that maps failures to its own errors. */
+int cvisor_last_errno(void);
 
 /* A sandbox with the defaults: outbound network, no listening, no limits.
  * NULL only when out of memory. Nothing runs until its first use. */
@@ -434,6 +437,25 @@ CvisorOutput *cvisor_run_timeout(CvisorSandbox *sb, const char *command, uint64_
  * the workspace); INPUT (INPUT_LEN bytes, may be NULL) fed to its stdin. */
 CvisorOutput *cvisor_run_argv(CvisorSandbox *sb, const char *const *argv, const char *cwd, const uint8_t *input,
 			      size_t input_len, uint64_t timeout_ms);
+/* A run with every setting (struct_size: see the top). argv is required;
+ * env's "NAME=value" entries (NULL-terminated, may be NULL) are added for
+ * this run over the sandbox's; max_output_bytes caps each stream of this
+ * run (0: the sandbox's). */
+struct cvisor_run_options {
+	size_t struct_size;
+	const char *const *argv;
+	const char *const *env;
+	const char *cwd;
+	const uint8_t *input;
+	size_t input_len;
+	uint64_t timeout_ms;
+	uint64_t max_output_bytes;
+};
+CvisorOutput *cvisor_run_with(CvisorSandbox *sb, const struct cvisor_run_options *opts);
+/* Ends, now, every run and session of SB in flight, from any thread: each
+ * ends like a killed one (exit code 137; a run's report says
+ * "cancelled"). What starts after it is not affected. 0, or -errno. */
+int cvisor_sandbox_cancel(CvisorSandbox *sb);
 void cvisor_output_free(CvisorOutput *out);
 /* The exit status: 128+N when signal N ended it, 137 after the timeout. */
 int cvisor_output_exit_code(CvisorOutput *out);

@@ -9,6 +9,11 @@
  *   net 0|1, listen 0|1, env K V, limits MEM PIDS CPU%, opt KEY VALUE
  *   run CMD                 "exit=N", "out=...", "err=..." (bytes as %q)
  *   runt MS CMD             the same with a timeout
+ *   runwith ENV CAP CMD     cvisor_run_with: ENV "A=1,B=2" ("-": none) for
+ *                           this run, CAP its max_output_bytes (0: none)
+ *   cancel MS CMD           run CMD; another thread cancels the sandbox
+ *                           after MS ms ("cancel rc=N" then the output)
+ *   errno                   "errno=N" of cvisor_last_errno()
  *   report                  the last run's report JSON
  *   write PATH DATA | read PATH | copyin HOST GUEST | copyout GUEST HOST
  *                           "rc=N" (read: "data=...", "len=N")
@@ -148,6 +153,30 @@ static void caller_compare(const struct caller_state *a)
 		printf("caller=unchanged\n");
 }
 
+struct cancel_arg {
+	CvisorSandbox *sb;
+	int ms, rc;
+};
+
+static void *cancel_main(void *p)
+{
+	struct cancel_arg *a = p;
+	usleep((useconds_t)a->ms * 1000);
+	a->rc = cvisor_sandbox_cancel(a->sb);
+	return NULL;
+}
+
+static CvisorOutput *run_with(CvisorSandbox *sb, char *envspec, uint64_t cap, const char *cmd)
+{
+	const char *env[16] = { NULL }, *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	size_t n = 0;
+	for (char *save = NULL, *t = strcmp(envspec, "-") ? strtok_r(envspec, ",", &save) : NULL; t && n < 15;
+	     t = strtok_r(NULL, ",", &save))
+		env[n++] = t;
+	struct cvisor_run_options o = { .struct_size = sizeof(o), .argv = argv, .env = env, .max_output_bytes = cap };
+	return cvisor_run_with(sb, &o);
+}
+
 struct thread_arg {
 	const char *cmd;
 	int ok;
@@ -239,6 +268,23 @@ int main(int argc, char **argv)
 			NEED(2);
 			output(cvisor_run_timeout(SB, argv[i + 2], strtoull(argv[i + 1], NULL, 0)));
 			i += 2;
+		} else if (strcmp(op, "runwith") == 0) {
+			NEED(3);
+			output(run_with(SB, argv[i + 1], strtoull(argv[i + 2], NULL, 0), argv[i + 3]));
+			i += 3;
+		} else if (strcmp(op, "cancel") == 0) {
+			NEED(2);
+			pthread_t t;
+			struct cancel_arg a = { .sb = SB, .ms = atoi(argv[i + 1]) };
+			if (pthread_create(&t, NULL, cancel_main, &a) != 0)
+				return 2;
+			CvisorOutput *o = cvisor_run(SB, argv[i + 2]);
+			pthread_join(t, NULL);
+			printf("cancel rc=%d\n", a.rc);
+			output(o);
+			i += 2;
+		} else if (strcmp(op, "errno") == 0) {
+			printf("errno=%d\n", cvisor_last_errno());
 		} else if (strcmp(op, "report") == 0) {
 			printf("report=%s\n", last_report ? last_report : "");
 		} else if (strcmp(op, "write") == 0) {

@@ -94,6 +94,33 @@ assert_sandboxes_gone() {
 	[[ "$output" == *'"stdout": true'* ]]
 }
 
+@test "sandbox api: run_with: a run's own env and output cap apply to it alone; a bad entry is refused with its errno" {
+	sbt new net 0 env A sandbox runwith 'A=run,B=2' 0 'echo "$A $B"' run 'echo "$A $B"' \
+		runwith 'A=x,B' 0 true errno runwith - 5 'echo 0123456789' report run 'echo 0123456789'
+	[ "$status" -eq 0 ]
+	has_line 'out=run 2\n'
+	has_line 'out=sandbox \n'
+	has_line 'error=sandbox run: env `B`: not NAME=value'
+	has_line 'errno=22'
+	has_line 'out=01234'
+	[[ "$output" == *'"stdout": true'* ]]
+	has_line 'out=0123456789\n'
+}
+
+@test "sandbox api: cancel from another thread ends a run in flight (137, report says cancelled); the sandbox runs on" {
+	sbt new net 0 cancel 500 'sleep 987.661 & sleep 987.662; echo never' report run 'echo again' \
+		read /workspace/none errno
+	[ "$status" -eq 0 ]
+	has_line 'cancel rc=0'
+	has_line 'exit=137'
+	has_line 'out='
+	[[ "$output" == *'"cancelled": true'* ]]
+	has_line 'out=again\n'
+	has_line 'errno=2'
+	run pgrep -f "sleep 987.66"
+	[ "$status" -eq 1 ]
+}
+
 @test "sandbox api: limits: memory (OOM), processes and a CPU share are enforced and reported" {
 	sbt new net 0 limits $((64 << 20)) 0 0 run 'python3 -c "b = bytearray(512 << 20)"' report
 	[ "$status" -eq 0 ]

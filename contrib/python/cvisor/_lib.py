@@ -8,7 +8,7 @@ import platform
 import threading
 from typing import Optional
 
-__all__ = ["load_library", "library", "last_error", "raise_errno"]
+__all__ = ["load_library", "library", "last_error", "last_errno", "raise_errno", "RunOptions"]
 
 _c_u8_p = ctypes.POINTER(ctypes.c_uint8)
 _c_size_p = ctypes.POINTER(ctypes.c_size_t)
@@ -22,9 +22,19 @@ class _Context(ctypes.Structure):
                 ("helper_path", ctypes.c_char_p)]
 
 
+class RunOptions(ctypes.Structure):
+    """struct cvisor_run_options of cvisor.h (cvisor_run_with)."""
+
+    _fields_ = [("struct_size", ctypes.c_size_t), ("argv", ctypes.POINTER(ctypes.c_char_p)),
+                ("env", ctypes.POINTER(ctypes.c_char_p)), ("cwd", ctypes.c_char_p),
+                ("input", _c_u8_p), ("input_len", ctypes.c_size_t), ("timeout_ms", ctypes.c_uint64),
+                ("max_output_bytes", ctypes.c_uint64)]
+
+
 # name: (restype, argtypes), as cvisor.h declares them
 _PROTOTYPES = {
     "cvisor_last_error": (ctypes.c_char_p, []),
+    "cvisor_last_errno": (ctypes.c_int, []),
     "cvisor_free": (None, [ctypes.c_void_p]),
     "cvisor_error_message": (ctypes.c_char_p, [ctypes.c_void_p]),
     "cvisor_error_free": (None, [ctypes.c_void_p]),
@@ -52,6 +62,8 @@ _PROTOTYPES = {
     "cvisor_run_timeout": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64]),
     "cvisor_run_argv": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_char_p,
                                           _c_u8_p, ctypes.c_size_t, ctypes.c_uint64]),
+    "cvisor_run_with": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.POINTER(RunOptions)]),
+    "cvisor_sandbox_cancel": (ctypes.c_int, [ctypes.c_void_p]),
     "cvisor_output_free": (None, [ctypes.c_void_p]),
     "cvisor_output_exit_code": (ctypes.c_int, [ctypes.c_void_p]),
     "cvisor_output_stdout": (_c_u8_p, [ctypes.c_void_p, _c_size_p]),
@@ -131,6 +143,11 @@ def last_error(lib: ctypes.CDLL) -> str:
     """This thread's last libcvisor sandbox error message."""
     msg = lib.cvisor_last_error()
     return msg.decode("utf-8", "replace") if msg else ""
+
+
+def last_errno(lib: ctypes.CDLL) -> int:
+    """This thread's last libcvisor sandbox errno (0 when none)."""
+    return int(lib.cvisor_last_errno())
 
 
 def raise_errno(lib: ctypes.CDLL, r: int, path: Optional[str] = None) -> None:

@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, Optional, Sequence, TypeVar, Union
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, TypeVar, Union
 
 from . import _lib
 
@@ -19,7 +19,8 @@ BytesLike = Union[bytes, bytearray, memoryview, str]
 
 class SandboxRunError(OSError):
     """A run or a session that libcvisor could not start (its keeper could
-    not be started, a refused policy value...); the message is libcvisor's."""
+    not be started, a refused policy value...); the message is libcvisor's,
+    ``errno`` its errno (``cvisor_last_errno``)."""
 
 
 class Output:
@@ -357,7 +358,9 @@ class Sandbox(_Closing):
 
     def _check_started(self, ptr: Optional[int], what: str) -> int:
         if not ptr:
-            raise SandboxRunError("%s: %s" % (what, _lib.last_error(self._lib) or "it could not be started"))
+            err = SandboxRunError("%s: %s" % (what, _lib.last_error(self._lib) or "it could not be started"))
+            err.errno = _lib.last_errno(self._lib) or None
+            raise err
         return ptr
 
     def run(self, command: str, timeout_ms: Optional[int] = None) -> Output:
@@ -368,18 +371,31 @@ class Sandbox(_Closing):
             return _output(self._lib, self._check_started(o, "run"))
 
     def run_argv(self, argv: Sequence[str], cwd: Optional[str] = None, input: Optional[BytesLike] = None,
-                 timeout_ms: Optional[int] = None) -> Output:
+                 timeout_ms: Optional[int] = None, env: Optional[Mapping[str, str]] = None,
+                 max_output_bytes: Optional[int] = None) -> Output:
         """Run ARGV directly (nothing parsed) in CWD (default: the
-        workspace) with INPUT on its stdin."""
+        workspace) with INPUT on its stdin; ENV's variables are set for this
+        run only (over set_env's), MAX_OUTPUT_BYTES caps each of its streams
+        (default: the sandbox's ``max_output_bytes``)."""
         if isinstance(argv, (str, bytes)) or not argv:
             raise TypeError("run_argv: argv must be a non-empty list of strings")
         arr = (ctypes.c_char_p * (len(argv) + 1))(*[os.fsencode(a) for a in argv], None)
+        envs = ["%s=%s" % (k, v) for k, v in (env or {}).items()]
+        env_arr = (ctypes.c_char_p * (len(envs) + 1))(*[os.fsencode(e) for e in envs], None)
         data = _lib.as_bytes(input) if input is not None else None
+        opts = _lib.RunOptions(ctypes.sizeof(_lib.RunOptions), arr, env_arr, os.fsencode(cwd) if cwd else None,
+                               _lib.u8_buffer(data) if data else None, len(data) if data else 0,
+                               int(timeout_ms or 0), int(max_output_bytes or 0))
         with _Use(self._h) as sb:
-            o = self._lib.cvisor_run_argv(sb, arr, os.fsencode(cwd) if cwd else None,
-                                          _lib.u8_buffer(data) if data else None, len(data) if data else 0,
-                                          int(timeout_ms or 0))
+            o = self._lib.cvisor_run_with(sb, ctypes.byref(opts))
             return _output(self._lib, self._check_started(o, "run"))
+
+    def cancel(self) -> None:
+        """End every run and session of this sandbox in flight now (from any
+        thread): each ends as killed, exit code 137, its report's
+        ``cancelled`` true. The sandbox stays usable."""
+        with _Use(self._h) as sb:
+            _lib.raise_errno(self._lib, self._lib.cvisor_sandbox_cancel(sb))
 
     def _session(self, command: Optional[str], pty: bool, on_output: Optional[Callable[[str], None]] = None,
                  poll_ms: int = 15) -> Session:

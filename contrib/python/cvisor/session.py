@@ -14,7 +14,6 @@ import subprocess
 import tempfile
 import threading
 import time
-import uuid
 import warnings
 import weakref
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
@@ -351,10 +350,10 @@ class SandboxSession:
         self._workspace: Optional[str] = None
         self._scratch: Optional[str] = None
         self._sandbox: Optional[Sandbox] = None
-        self._inflight: Dict[int, str] = {}  # id -> run marker
+        # run id -> its process (passthrough), None (libcvisor: cancelled whole)
+        self._inflight: Dict[int, Optional[subprocess.Popen]] = {}
         self._idle = threading.Condition(self._lock)
         self._finalizer: Optional[weakref.finalize] = None
-        self._lib_cap = DEFAULT_MAX_OUTPUT_BYTES
         self._reaper: Optional[_Reaper] = None
 
     # ---- lifecycle ----
@@ -434,10 +433,13 @@ class SandboxSession:
             self._state = "closed"
             deadline = time.monotonic() + CLOSE_WAIT
             while self._inflight and time.monotonic() < deadline:
-                markers = list(self._inflight.values())
+                procs = [p for p in self._inflight.values() if p is not None]
                 self._lock.release()
                 try:
-                    _kill_marked(markers)
+                    if self._sandbox is not None:
+                        self._sandbox.cancel()
+                    for p in procs:
+                        _kill_group(p)
                 finally:
                     self._lock.acquire()
                 self._idle.wait(0.05)
@@ -538,19 +540,19 @@ class SandboxSession:
         limit = self._timeout if timeout is _UNSET else _timeout_seconds(timeout, "timeout")
         cap = parse_size(max_output_bytes, "max_output_bytes")
         data = None if input is None else _lib.as_bytes(input)
-        marker = uuid.uuid4().hex
+        token = object()
         with self._lock:
             if self._state != "open":
                 self.workspace  # raises
-            run_id = id(marker)
-            self._inflight[run_id] = marker
+            run_id = id(token)
+            self._inflight[run_id] = None
         try:
             start = time.monotonic()
             where = self._cwd(cwd)
             if self._sandbox is None:
-                result = self._run_passthrough(command, argv, where, extra, data, limit, cap, start)
+                result = self._run_passthrough(command, argv, where, extra, data, limit, cap, start, run_id)
             else:
-                result = self._run_sandbox(command, argv, where, extra, data, limit, cap, marker, start)
+                result = self._run_sandbox(command, argv, where, extra, data, limit, cap, start)
         finally:
             with self._lock:
                 del self._inflight[run_id]
@@ -575,20 +577,12 @@ class SandboxSession:
             raise SandboxPolicyError("cwd: %r is not a path" % (cwd,))
         return os.path.normpath(os.path.join(self._workspace, os.fspath(cwd)))
 
-    def _run_sandbox(self, command, argv, cwd, extra, data, limit, cap, marker, start) -> SandboxResult:
+    def _run_sandbox(self, command, argv, cwd, extra, data, limit, cap, start) -> SandboxResult:
         assert self._sandbox is not None
-        # the per-command environment, and the marker close() finds the
-        # run's processes by: env(1) sets them and execs ARGV, unparsed
-        argv = ["/usr/bin/env", "CVISOR_SESSION_RUN=" + marker] + ["%s=%s" % kv for kv in extra.items()] + argv
         timeout_ms = int(limit * 1000) if limit else 0
-        with self._lock:
-            # libcvisor's cap is the session's (the largest asked for so far);
-            # a smaller one of this call is applied to what comes back
-            if cap > self._lib_cap:
-                self._sandbox.set_option("max_output_bytes", str(cap))
-                self._lib_cap = cap
         try:
-            out = self._sandbox.run_argv(argv, cwd=cwd, input=data, timeout_ms=timeout_ms)
+            out = self._sandbox.run_argv(argv, cwd=cwd, input=data, timeout_ms=timeout_ms, env=extra,
+                                         max_output_bytes=cap)
         except SandboxRunError as e:
             raise SandboxUnavailableError(str(e)) from e
         except ValueError as e:  # closed under us
@@ -613,7 +607,7 @@ class SandboxSession:
                              out.stderr_bytes[:cap].decode("utf-8", "replace"), out.exit_code, timed_out,
                              duration, t_out, t_err, res)
 
-    def _run_passthrough(self, command, argv, cwd, extra, data, limit, cap, start) -> SandboxResult:
+    def _run_passthrough(self, command, argv, cwd, extra, data, limit, cap, start, run_id) -> SandboxResult:
         env = {k: os.environ[k] for k in _ENV_ALLOW if k in os.environ}
         env.update(self._env)
         env.update(extra)
@@ -627,6 +621,11 @@ class SandboxSession:
         except OSError as e:
             p, code, so, se = None, 127, b"", ("%s: %s\n" % (argv[0], e.strerror)).encode()
         if p is not None:
+            with self._lock:
+                self._inflight[run_id] = p
+                closing = self._state != "open"
+            if closing:  # close() began before the process was known to it
+                _kill_group(p)
             with p:
                 try:
                     so, se = p.communicate(data or b"", timeout=limit)
@@ -643,19 +642,11 @@ class SandboxSession:
                              code, timed_out, time.monotonic() - start, t_out, t_err, res)
 
 
-def _kill_marked(markers: Sequence[str]) -> None:
-    """SIGKILL every process whose environment carries one of MARKERS."""
-    wanted = [("CVISOR_SESSION_RUN=" + m).encode() for m in markers]
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open("/proc/%s/environ" % pid, "rb") as f:
-                envs = f.read().split(b"\0")
-        except OSError:
-            continue
-        if any(w in envs for w in wanted):
-            try:
-                os.kill(int(pid), 9)
-            except OSError:
-                pass
+def _kill_group(p: subprocess.Popen) -> None:
+    """SIGKILL the process group of a passthrough run (its own session)."""
+    if p.returncode is not None:  # reaped: its pid may be another's now
+        return
+    try:
+        os.killpg(p.pid, 9)
+    except OSError:
+        pass

@@ -110,6 +110,40 @@ def test_env_and_callers_token(sandbox, monkeypatch):
     assert "s3cr3t-token" not in env
 
 
+def test_run_argv_env_and_cap_for_one_run(sandbox):
+    sandbox.set_env("A", "sandbox")
+    o = sandbox.run_argv(["sh", "-c", 'echo "$A $B"'], env={"A": "run", "B": "2"})
+    assert o.stdout == "run 2\n"
+    assert sandbox.run('echo "$A $B"').stdout == "sandbox \n"  # this run's only
+    o = sandbox.run_argv(["echo", "0123456789"], max_output_bytes=4)
+    assert o.stdout == "0123"
+    assert o.report["output_truncated"]["stdout"] is True
+    assert sandbox.run("echo 0123456789").stdout == "0123456789\n"
+
+
+def test_run_error_carries_errno(sandbox):
+    with pytest.raises(cvisor.SandboxRunError) as e:
+        sandbox.run_argv(["true"], env={"": "x"})
+    assert e.value.errno == errno.EINVAL
+    assert "not NAME=value" in str(e.value)
+
+
+def test_cancel_from_another_thread(sandbox):
+    outcome = []
+    t = threading.Thread(target=lambda: outcome.append(sandbox.run("touch /workspace/go; sleep 60; echo never")))
+    t.start()
+    for _ in range(1000):
+        if sandbox.run("test -e /workspace/go").exit_code == 0:
+            break
+    sandbox.cancel()
+    t.join(30)
+    assert not t.is_alive()
+    assert outcome[0].exit_code == 137
+    assert outcome[0].report["cancelled"] is True
+    assert outcome[0].stdout == ""
+    assert sandbox.run("echo again").stdout == "again\n"  # still usable
+
+
 def test_network_off_and_listen(sandbox):
     sandbox.set_allow_network(False)
     o = sandbox.run("cat /proc/net/dev")

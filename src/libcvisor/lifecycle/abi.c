@@ -24,6 +24,7 @@
 #define EVENTS_V0 END(struct cvisor_events_options, interval_ms)
 #define SPEC_V0 END(struct cvisor_spec_options, policy_path)
 #define DO_V0 END(struct cvisor_do_options, report_path)
+#define RUN_V0 END(struct cvisor_run_options, max_output_bytes)
 _Static_assert(offsetof(struct cvisor_context, helper_path) >= PADDED(CONTEXT_V0, struct cvisor_context),
 	       "helper_path overlaps the first cvisor_context's padding");
 _Static_assert(offsetof(struct cvisor_create_options, cancel_fd) >= PADDED(CREATE_V0, struct cvisor_create_options),
@@ -102,4 +103,9 @@ int cv_abi_spec_options(const struct cvisor_spec_options *in, struct cvisor_spec
 int cv_abi_do_options(const struct cvisor_do_options *in, struct cvisor_do_options *out, cv_error_t *err)
 {
 	return copy_struct(in, out, sizeof(*out), DO_V0, "cvisor_do_options", err);
+}
+
+int cv_abi_run_options(const struct cvisor_run_options *in, struct cvisor_run_options *out, cv_error_t *err)
+{
+	return copy_struct(in, out, sizeof(*out), RUN_V0, "cvisor_run_options", err);
 }

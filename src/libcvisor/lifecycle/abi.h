@@ -17,6 +17,7 @@ int cv_abi_update_options(const struct cvisor_update_options *in, struct cvisor_
 int cv_abi_events_options(const struct cvisor_events_options *in, struct cvisor_events_options *out,
 			  cv_error_t *err);
 int cv_abi_spec_options(const struct cvisor_spec_options *in, struct cvisor_spec_options *out, cv_error_t *err);
+int cv_abi_run_options(const struct cvisor_run_options *in, struct cvisor_run_options *out, cv_error_t *err);
 int cv_abi_do_options(const struct cvisor_do_options *in, struct cvisor_do_options *out, cv_error_t *err);
 
 #endif

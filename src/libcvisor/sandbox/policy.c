@@ -756,6 +756,8 @@ int cv_sandbox_report_emit(const cv_sandbox_report *r, char **out, size_t *out_l
 	jw_i64(&w, r->signal);
 	jw_key(&w, "timed_out");
 	jw_bool(&w, r->timed_out);
+	jw_key(&w, "cancelled");
+	jw_bool(&w, r->cancelled);
 	jw_key(&w, "limits_hit");
 	jw_open(&w);
 	const struct {

@@ -111,6 +111,7 @@ typedef struct {
 	int exit_code;         /* the program's, 128+n when killed by signal n */
 	int signal;            /* 0 when it exited */
 	bool timed_out;
+	bool cancelled;         /* ended through the kill fd (a library's cancel) */
 	bool limit_memory;     /* the OOM killer acted (memory.oom_kill counter) */
 	bool limit_processes;  /* fork failed at the pids limit (pids.events max) */
 	bool limit_cpu_seconds;/* SIGXCPU, or SIGKILL after the RLIMIT_CPU soft limit */

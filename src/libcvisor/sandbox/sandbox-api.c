@@ -47,6 +47,7 @@ struct CvisorSandbox {
 	bool debug;
 	int pidfd, sock;      /* the keeper; -1 before the first use */
 	cv_error_t dead;      /* why the keeper cannot be used */
+	struct run *runs;     /* captured runs in flight, for cancel */
 	CvisorSession *sessions; /* not yet freed (sessions_lock) */
 };
 
@@ -71,9 +72,22 @@ struct run {
 	char *res;
 	size_t res_len;
 	bool res_eof;
+	struct run *next, *prev; /* sb->runs, while in flight */
 };
 
 #define RUN_INIT { .out = -1, .err = -1, .in = -1, .kill = -1, .result = -1 }
+
+/* What a run is asked to be. */
+struct run_spec {
+	const char *const *argv;
+	const char *const *env; /* NAME=value for this run only, or NULL */
+	const char *cwd;        /* NULL: the workspace */
+	uint64_t timeout_ms;    /* 0: the policy's */
+	uint64_t max_output;    /* 0: the sandbox's */
+	bool pty;
+	bool uncapped;          /* the agent's: output never cut */
+	bool tracked;           /* linked into sb->runs, for cancel */
+};
 
 struct CvisorSession {
 	pthread_mutex_t lock;
@@ -92,14 +106,21 @@ struct CvisorSession {
 /* ---- errors ---- */
 
 static __thread char *last_error;
+static __thread int last_errno;
 
 const char *cvisor_last_error(void)
 {
 	return last_error ? last_error : "";
 }
 
-static void set_last(const char *msg)
+int cvisor_last_errno(void)
 {
+	return last_errno;
+}
+
+static void set_last(int errnum, const char *msg)
+{
+	last_errno = errnum;
 	free(last_error);
 	last_error = msg ? strdup(msg) : NULL;
 }
@@ -109,7 +130,7 @@ static void set_last(const char *msg)
 static int fail(cv_error_t *e)
 {
 	int r = *e && (*e)->errnum > 0 ? -(*e)->errnum : -EINVAL;
-	set_last(*e && (*e)->msg ? (*e)->msg : "unknown error");
+	set_last(-r, *e && (*e)->msg ? (*e)->msg : "unknown error");
 	cv_error_release(e);
 	return r;
 }
@@ -122,7 +143,7 @@ __attribute__((format(printf, 2, 3))) static int failf(int errnum, const char *f
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	set_last(msg ? msg : "out of memory");
+	set_last(errnum, msg ? msg : "out of memory");
 	free(msg);
 	return -errnum;
 }
@@ -432,40 +453,72 @@ static int make_pipe(int p[2], cv_error_t *err)
 }
 
 /* The policy as this run sends it: the sandbox's, with the library's
- * defaults where it says nothing. Under sb->lock. */
-static int run_policy(CvisorSandbox *sb, bool uncapped, char **json, size_t *len, cv_error_t *err)
+ * defaults where it says nothing and the run's own settings over it (taken
+ * out again after: they are not the sandbox's). Under sb->lock. */
+static int run_policy(CvisorSandbox *sb, const struct run_spec *rs, char **json, size_t *len, cv_error_t *err)
 {
 	cv_policy *p = sb->policy;
 	bool home = false;
 	for (size_t i = 0; i < p->env.len; i++)
 		home |= strncmp(p->env.v[i], "HOME=", 5) == 0;
 	oci_opt_u64 cap = p->max_output_bytes;
-	bool set_cap = !p->max_output_bytes.set || uncapped;
-	if (set_cap) {
+	if (rs->uncapped || rs->max_output || !cap.set) {
 		/* the agent's output is a file or an archive, never cut short */
 		p->max_output_bytes.set = true;
-		p->max_output_bytes.v = uncapped ? INT64_MAX : DEFAULT_MAX_OUTPUT;
+		p->max_output_bytes.v = rs->uncapped ? INT64_MAX : rs->max_output ? rs->max_output : DEFAULT_MAX_OUTPUT;
+		if (p->max_output_bytes.v > INT64_MAX)
+			p->max_output_bytes.v = INT64_MAX;
 	}
+	size_t env_len = p->env.len;
 	int r = 0;
 	if (!home)
 		r = cv_policy_set(p, "env", "HOME=" CV_SANDBOX_PERSISTENT_WORKSPACE, err);
+	/* later entries win (cvisor-do(1)): the run's over the sandbox's */
+	for (const char *const *e = rs->env; r == 0 && e && *e; e++) {
+		if (!strchr(*e, '=') || **e == '=')
+			r = cv_error_plain(err, EINVAL, "sandbox run: env `%s`: not NAME=value", *e);
+		else
+			r = cv_policy_set(p, "env", *e, err);
+	}
 	if (r == 0)
 		r = cv_policy_emit(p, false, json, len, err);
-	if (!home && p->env.len) {
-		/* taken out again: the default is not the caller's setting */
+	while (p->env.len > env_len) {
 		free(p->env.v[--p->env.len]);
 		p->env.v[p->env.len] = NULL;
 	}
-	if (set_cap)
-		p->max_output_bytes = cap;
+	p->max_output_bytes = cap;
 	return r;
+}
+
+/* Under sb->lock. */
+static void run_link(CvisorSandbox *sb, struct run *r)
+{
+	r->prev = NULL;
+	r->next = sb->runs;
+	if (sb->runs)
+		sb->runs->prev = r;
+	sb->runs = r;
+}
+
+static void run_unlink(CvisorSandbox *sb, struct run *r)
+{
+	pthread_mutex_lock(&sb->lock);
+	if (r->prev)
+		r->prev->next = r->next;
+	else if (sb->runs == r)
+		sb->runs = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	r->next = r->prev = NULL;
+	pthread_mutex_unlock(&sb->lock);
 }
 
 /* Sends one run to the keeper. FDS: the program's stdin, stdout, stderr
  * (the caller keeps and closes them). Fills r->kill and r->result. */
-static int run_send(CvisorSandbox *sb, const char *const *argv, const char *cwd, const int fds[3], bool pty,
-		    bool uncapped, uint64_t timeout_ms, struct run *r, cv_error_t *err)
+static int run_send(CvisorSandbox *sb, const struct run_spec *rs, const int fds[3], struct run *r, cv_error_t *err)
 {
+	const char *const *argv = rs->argv;
+	const char *cwd = rs->cwd;
 	int kill_p[2] = { -1, -1 }, res_p[2] = { -1, -1 };
 	cleanup_free char *json = NULL, *buf = NULL;
 	size_t jlen = 0, len, nargs = 0;
@@ -477,7 +530,7 @@ static int run_send(CvisorSandbox *sb, const char *const *argv, const char *cwd,
 		cv_error_release(&sb->pending);
 		goto out;
 	}
-	if (keeper_up(sb, err) < 0 || run_policy(sb, uncapped, &json, &jlen, err) < 0)
+	if (keeper_up(sb, err) < 0 || run_policy(sb, rs, &json, &jlen, err) < 0)
 		goto out;
 	len = sizeof(struct cv_keeper_req) + jlen + 1 + strlen(cwd ? cwd : "") + 1;
 	for (; argv[nargs]; nargs++)
@@ -490,8 +543,8 @@ static int run_send(CvisorSandbox *sb, const char *const *argv, const char *cwd,
 		ret = cv_error(err, ENOMEM, "sandbox run");
 		goto out;
 	}
-	struct cv_keeper_req h = { .type = CV_KEEPER_REQ_RUN, .flags = pty ? CV_KEEPER_FLAG_PTY : 0,
-				   .timeout_ms = timeout_ms, .nargs = (uint32_t)nargs };
+	struct cv_keeper_req h = { .type = CV_KEEPER_REQ_RUN, .flags = rs->pty ? CV_KEEPER_FLAG_PTY : 0,
+				   .timeout_ms = rs->timeout_ms, .nargs = (uint32_t)nargs };
 	char *w = buf;
 	memcpy(w, &h, sizeof(h));
 	w += sizeof(h);
@@ -524,6 +577,8 @@ static int run_send(CvisorSandbox *sb, const char *const *argv, const char *cwd,
 	}
 	r->kill = steal_fd(&kill_p[1]);
 	r->result = steal_fd(&res_p[0]);
+	if (rs->tracked)
+		run_link(sb, r);
 	ret = 0;
 out:
 	pthread_mutex_unlock(&sb->lock);
@@ -644,10 +699,11 @@ static int open_null(int flags, cv_error_t *err)
 	return fd;
 }
 
-static CvisorOutput *run_capture(CvisorSandbox *sb, const char *const *argv, const char *cwd, int stdin_fd,
-				 const uint8_t *input, size_t input_len, int stdout_fd, uint64_t timeout_ms,
-				 bool uncapped, cv_error_t *err)
+static CvisorOutput *run_capture(CvisorSandbox *sb, const struct run_spec *rs, int stdin_fd, const uint8_t *input,
+				 size_t input_len, int stdout_fd, cv_error_t *err)
 {
+	struct run_spec spec = *rs;
+	spec.tracked = true;
 	struct run r = RUN_INIT;
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, inp[2] = { -1, -1 };
 	CvisorOutput *o = calloc(1, sizeof(*o));
@@ -674,7 +730,7 @@ static CvisorOutput *run_capture(CvisorSandbox *sb, const char *const *argv, con
 		goto fail;
 	fds[2] = errp[1];
 	r.err = steal_fd(&errp[0]);
-	if (run_send(sb, argv, cwd, fds, false, uncapped, timeout_ms, &r, err) < 0)
+	if (run_send(sb, &spec, fds, &r, err) < 0)
 		goto fail;
 	/* the run holds its own copies now: EOF comes when it ends */
 	for (int i = 0; i < 2; i++) {
@@ -682,12 +738,14 @@ static CvisorOutput *run_capture(CvisorSandbox *sb, const char *const *argv, con
 		cv_closep(&errp[i]);
 		cv_closep(&inp[i]);
 	}
-	if (run_collect(&r, input, input_len, &o->out, &o->out_len, &o->err, &o->err_len, SIZE_MAX, err) < 0 ||
-	    run_outcome(sb->debug, &r, &o->exit_code, &o->report, err) < 0)
+	int c = run_collect(&r, input, input_len, &o->out, &o->out_len, &o->err, &o->err_len, SIZE_MAX, err);
+	run_unlink(sb, &r);
+	if (c < 0 || run_outcome(sb->debug, &r, &o->exit_code, &o->report, err) < 0)
 		goto fail;
 	run_release(&r);
 	return o;
 fail:
+	run_unlink(sb, &r);
 	run_release(&r);
 	for (int i = 0; i < 2; i++) {
 		cv_closep(&outp[i]);
@@ -698,18 +756,50 @@ fail:
 	return NULL;
 }
 
-CvisorOutput *cvisor_run_argv(CvisorSandbox *sb, const char *const *argv, const char *cwd, const uint8_t *input,
-			      size_t input_len, uint64_t timeout_ms)
+CvisorOutput *cvisor_run_with(CvisorSandbox *sb, const struct cvisor_run_options *opts)
 {
 	cleanup_error cv_error_t e = NULL;
-	if (!sb || !argv || !argv[0]) {
+	struct cvisor_run_options o;
+	if (cv_abi_run_options(opts, &o, &e) < 0) {
+		fail(&e);
+		return NULL;
+	}
+	if (!sb || !o.argv || !o.argv[0]) {
 		failf(EINVAL, "sandbox run: no program given");
 		return NULL;
 	}
-	CvisorOutput *o = run_capture(sb, argv, cwd, -1, input, input_len, -1, timeout_ms, false, &e);
-	if (!o)
+	struct run_spec rs = { .argv = o.argv, .env = o.env, .cwd = o.cwd, .timeout_ms = o.timeout_ms,
+			       .max_output = o.max_output_bytes };
+	CvisorOutput *out = run_capture(sb, &rs, -1, o.input, o.input_len, -1, &e);
+	if (!out)
 		fail(&e);
-	return o;
+	return out;
+}
+
+CvisorOutput *cvisor_run_argv(CvisorSandbox *sb, const char *const *argv, const char *cwd, const uint8_t *input,
+			      size_t input_len, uint64_t timeout_ms)
+{
+	struct cvisor_run_options o = { .struct_size = sizeof(o), .argv = argv, .cwd = cwd, .input = input,
+					.input_len = input_len, .timeout_ms = timeout_ms };
+	return cvisor_run_with(sb, &o);
+}
+
+int cvisor_sandbox_cancel(CvisorSandbox *sb)
+{
+	if (!sb)
+		return failf(EINVAL, "sandbox: a NULL sandbox");
+	pthread_mutex_lock(&sb->lock);
+	for (struct run *r = sb->runs; r; r = r->next)
+		(void)write(r->kill, "k", 1);
+	pthread_mutex_unlock(&sb->lock);
+	pthread_mutex_lock(&sessions_lock);
+	for (CvisorSession *s = sb->sessions; s; s = s->next) {
+		pthread_mutex_lock(&s->lock);
+		session_kill_locked(s);
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_unlock(&sessions_lock);
+	return 0;
 }
 
 CvisorOutput *cvisor_run_timeout(CvisorSandbox *sb, const char *command, uint64_t timeout_ms)
@@ -808,7 +898,8 @@ static int agent(CvisorSandbox *sb, const char *op, const char *path, const char
 	if (agent_path(sb, prog, sizeof(prog), err) < 0)
 		return -1;
 	const char *argv[] = { prog, op, path, arg, NULL };
-	CvisorOutput *o = run_capture(sb, argv, "/", in_fd, input, input_len, out_fd, 0, true, err);
+	struct run_spec rs = { .argv = argv, .cwd = "/", .uncapped = true };
+	CvisorOutput *o = run_capture(sb, &rs, in_fd, input, input_len, out_fd, err);
 	if (!o)
 		return -1;
 	int code = o->exit_code, r = 0;
@@ -1056,7 +1147,8 @@ CvisorSession *cvisor_session_start(CvisorSandbox *sb, const char *command, int 
 		s->r.out = steal_fd(&outp[0]);
 		s->r.err = steal_fd(&errp[0]);
 	}
-	if (run_send(sb, command ? sh_c : sh_i, NULL, fds, s->pty, false, 0, &s->r, &e) < 0)
+	struct run_spec rs = { .argv = command ? sh_c : sh_i, .pty = s->pty };
+	if (run_send(sb, &rs, fds, &s->r, &e) < 0)
 		goto out;
 	if (set_nonblock(s->r.out) < 0 || (s->r.err >= 0 && set_nonblock(s->r.err) < 0) ||
 	    set_nonblock(s->r.result) < 0) {

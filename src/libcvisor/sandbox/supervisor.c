@@ -842,6 +842,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 		if (pf[4].revents && !killed) {
 			/* asked to, or whoever holds the other end died */
 			killed = true;
+			rep->cancelled = true;
 			cleanup_error cv_error_t e = NULL;
 			if (cv_container_kill_wait(R.t.c, &e) < 0)
 				cv_warn("sandbox: kill: %s", e->msg);
