@@ -29,8 +29,8 @@ PACKAGES=(
 	git
 	# the Python SDK (contrib/python): its tests, pip install into a venv
 	python3-pytest python3-venv python3-pip
-	# fuzzing
-	clang
+	# fuzzing; the layout of the C sources (tests/lint/format.sh)
+	clang clang-format
 	# reference runtimes and engines
 	runc crun podman containerd golang-github-containers-common slirp4netns bubblewrap
 	# Kubernetes' CRI path (tests/integration/cri.bats): the client, pod networks

@@ -138,8 +138,7 @@ static int place_fd(int fd, int target)
 }
 
 /* In the monitor: runs slirp4netns and waits for the container's end. */
-static void monitor(pid_t target, int target_pidfd, int exit_r, int exit_w, int ready_w, int log_fd,
-		    char **slirp_argv)
+static void monitor(pid_t target, int target_pidfd, int exit_r, int exit_w, int ready_w, int log_fd, char **slirp_argv)
 {
 	/* its own session: a ^C or SIGHUP aimed at the caller's terminal is
 	 * for the program, and the container's exit ends us anyway */

@@ -120,8 +120,14 @@ static int open_container(struct builder *b, jt_type type)
 	return 1;
 }
 
-static int cb_null(void *ctx) { return add(ctx, JT_NULL, NULL, 0, NULL); }
-static int cb_bool(void *ctx, int v) { return add(ctx, v ? JT_TRUE : JT_FALSE, NULL, 0, NULL); }
+static int cb_null(void *ctx)
+{
+	return add(ctx, JT_NULL, NULL, 0, NULL);
+}
+static int cb_bool(void *ctx, int v)
+{
+	return add(ctx, v ? JT_TRUE : JT_FALSE, NULL, 0, NULL);
+}
 static int cb_number(void *ctx, const char *s, size_t len)
 {
 	return add(ctx, JT_NUMBER, (const unsigned char *)s, len, NULL);
@@ -130,8 +136,14 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
 	return add(ctx, JT_STRING, s, len, NULL);
 }
-static int cb_start_map(void *ctx) { return open_container(ctx, JT_OBJECT); }
-static int cb_start_array(void *ctx) { return open_container(ctx, JT_ARRAY); }
+static int cb_start_map(void *ctx)
+{
+	return open_container(ctx, JT_OBJECT);
+}
+static int cb_start_array(void *ctx)
+{
+	return open_container(ctx, JT_ARRAY);
+}
 static int cb_end(void *ctx)
 {
 	struct builder *b = ctx;
@@ -257,13 +269,20 @@ jt_node *jt_get(const jt_node *obj, const char *key)
 const char *jt_type_name(jt_type t)
 {
 	switch (t) {
-	case JT_NULL: return "null";
-	case JT_FALSE: return "false";
-	case JT_TRUE: return "true";
-	case JT_NUMBER: return "a number";
-	case JT_STRING: return "a string";
-	case JT_OBJECT: return "an object";
-	case JT_ARRAY: return "an array";
+	case JT_NULL:
+		return "null";
+	case JT_FALSE:
+		return "false";
+	case JT_TRUE:
+		return "true";
+	case JT_NUMBER:
+		return "a number";
+	case JT_STRING:
+		return "a string";
+	case JT_OBJECT:
+		return "an object";
+	case JT_ARRAY:
+		return "an array";
 	}
 	return "?";
 }

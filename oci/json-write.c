@@ -78,10 +78,22 @@ int jw_finish(jw *w, char **out, size_t *out_len, cv_error_t *err)
 	return 0;
 }
 
-void jw_open(jw *w) { note(w, yajl_gen_map_open(G(w))); }
-void jw_close(jw *w) { note(w, yajl_gen_map_close(G(w))); }
-void jw_aopen(jw *w) { note(w, yajl_gen_array_open(G(w))); }
-void jw_aclose(jw *w) { note(w, yajl_gen_array_close(G(w))); }
+void jw_open(jw *w)
+{
+	note(w, yajl_gen_map_open(G(w)));
+}
+void jw_close(jw *w)
+{
+	note(w, yajl_gen_map_close(G(w)));
+}
+void jw_aopen(jw *w)
+{
+	note(w, yajl_gen_array_open(G(w)));
+}
+void jw_aclose(jw *w)
+{
+	note(w, yajl_gen_array_close(G(w)));
+}
 
 void jw_str(jw *w, const char *s)
 {

@@ -23,7 +23,15 @@
 #define OCI_JSON_MAX_DEPTH 64
 
 /* ---- tree ---- */
-typedef enum { JT_NULL, JT_FALSE, JT_TRUE, JT_NUMBER, JT_STRING, JT_OBJECT, JT_ARRAY } jt_type;
+typedef enum {
+	JT_NULL,
+	JT_FALSE,
+	JT_TRUE,
+	JT_NUMBER,
+	JT_STRING,
+	JT_OBJECT,
+	JT_ARRAY
+} jt_type;
 
 typedef struct jt_node jt_node;
 struct jt_node {
@@ -45,7 +53,10 @@ typedef struct jt_doc jt_doc;
 int jt_parse(const char *data, size_t len, const char *name, jt_doc **out, cv_error_t *err);
 jt_node *jt_root(jt_doc *doc);
 void jt_free(jt_doc *doc);
-static inline void jt_freep(jt_doc **d) { jt_free(*d); }
+static inline void jt_freep(jt_doc **d)
+{
+	jt_free(*d);
+}
 #define cleanup_jt __attribute__((cleanup(jt_freep)))
 
 /* The last member named KEY (later duplicates win, as in Go), or NULL when
@@ -95,27 +106,27 @@ const char *oci_quote(const char *s, char *buf, size_t size);
 #define OCI_QUOTE_MAX 96
 
 /* Read member KEY of OBJ with FN(ctx, node, args...) under path KEY. */
-#define JR_OPT(c, obj, key, fn, ...)                                    \
-	do {                                                            \
-		const jt_node *_n = jt_get((obj), (key));               \
-		if (_n) {                                               \
-			size_t _m = jr_push_key((c), (key));            \
-			int _r = fn((c), _n, __VA_ARGS__);              \
-			jr_pop((c), _m);                                \
-			if (_r < 0)                                     \
-				return _r;                              \
-		}                                                       \
+#define JR_OPT(c, obj, key, fn, ...)                                                                                   \
+	do {                                                                                                           \
+		const jt_node *_n = jt_get((obj), (key));                                                              \
+		if (_n) {                                                                                              \
+			size_t _m = jr_push_key((c), (key));                                                           \
+			int _r = fn((c), _n, __VA_ARGS__);                                                             \
+			jr_pop((c), _m);                                                                               \
+			if (_r < 0)                                                                                    \
+				return _r;                                                                             \
+		}                                                                                                      \
 	} while (0)
-#define JR_REQ(c, obj, key, fn, ...)                                    \
-	do {                                                            \
-		const jt_node *_n = jt_get((obj), (key));               \
-		if (!_n)                                                \
-			return jr_missing((c), (key));                  \
-		size_t _m = jr_push_key((c), (key));                    \
-		int _r = fn((c), _n, __VA_ARGS__);                      \
-		jr_pop((c), _m);                                        \
-		if (_r < 0)                                             \
-			return _r;                                      \
+#define JR_REQ(c, obj, key, fn, ...)                                                                                   \
+	do {                                                                                                           \
+		const jt_node *_n = jt_get((obj), (key));                                                              \
+		if (!_n)                                                                                               \
+			return jr_missing((c), (key));                                                                 \
+		size_t _m = jr_push_key((c), (key));                                                                   \
+		int _r = fn((c), _n, __VA_ARGS__);                                                                     \
+		jr_pop((c), _m);                                                                                       \
+		if (_r < 0)                                                                                            \
+			return _r;                                                                                     \
 	} while (0)
 
 /* Optional scalar wrappers: set the `set` flag. */

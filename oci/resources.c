@@ -10,8 +10,7 @@
 #include "resources-internal.h"
 #include "resources.h"
 
-int oci_resources_parse(const char *data, size_t len, const char *name, oci_resources **out,
-			cv_error_t *err)
+int oci_resources_parse(const char *data, size_t len, const char *name, oci_resources **out, cv_error_t *err)
 {
 	cleanup_jt jt_doc *doc = NULL;
 	int r = jt_parse(data, len, name, &doc, err);

@@ -58,8 +58,8 @@ static bool caps_eq(const oci_capabilities *a, const oci_capabilities *b)
 static bool sched_eq(const oci_scheduler *a, const oci_scheduler *b)
 {
 	return str_eq(a->policy, b->policy) && OPT_EQ(a->nice, b->nice) && OPT_EQ(a->priority, b->priority) &&
-	       strv_eq(&a->flags, &b->flags) && OPT_EQ(a->runtime, b->runtime) &&
-	       OPT_EQ(a->deadline, b->deadline) && OPT_EQ(a->period, b->period);
+	       strv_eq(&a->flags, &b->flags) && OPT_EQ(a->runtime, b->runtime) && OPT_EQ(a->deadline, b->deadline) &&
+	       OPT_EQ(a->period, b->period);
 }
 
 static bool ioprio_eq(const oci_io_priority *a, const oci_io_priority *b)
@@ -86,9 +86,8 @@ bool oci_process_equal(const oci_process *a, const oci_process *b)
 	for (size_t i = 0; i < ua->additional_gids_len; i++)
 		if (ua->additional_gids[i] != ub->additional_gids[i])
 			return false;
-	if (!strv_eq(&a->args, &b->args) || !str_eq(a->command_line, b->command_line) ||
-	    !strv_eq(&a->env, &b->env) || !str_eq(a->cwd, b->cwd) ||
-	    !PTR_EQ(a->capabilities, b->capabilities, caps_eq))
+	if (!strv_eq(&a->args, &b->args) || !str_eq(a->command_line, b->command_line) || !strv_eq(&a->env, &b->env) ||
+	    !str_eq(a->cwd, b->cwd) || !PTR_EQ(a->capabilities, b->capabilities, caps_eq))
 		return false;
 	if (a->rlimits_len != b->rlimits_len)
 		return false;
@@ -117,8 +116,8 @@ static bool hooks_eq(const oci_hooks *a, const oci_hooks *b)
 {
 	return hooks_list_eq(&a->prestart, &b->prestart) && hooks_list_eq(&a->create_runtime, &b->create_runtime) &&
 	       hooks_list_eq(&a->create_container, &b->create_container) &&
-	       hooks_list_eq(&a->start_container, &b->start_container) &&
-	       hooks_list_eq(&a->poststart, &b->poststart) && hooks_list_eq(&a->poststop, &b->poststop);
+	       hooks_list_eq(&a->start_container, &b->start_container) && hooks_list_eq(&a->poststart, &b->poststart) &&
+	       hooks_list_eq(&a->poststop, &b->poststop);
 }
 
 static bool root_eq(const oci_root *a, const oci_root *b)
@@ -138,8 +137,8 @@ static bool cpu_eq(const oci_cpu *a, const oci_cpu *b)
 {
 	return OPT_EQ(a->shares, b->shares) && OPT_EQ(a->quota, b->quota) && OPT_EQ(a->burst, b->burst) &&
 	       OPT_EQ(a->period, b->period) && OPT_EQ(a->realtime_runtime, b->realtime_runtime) &&
-	       OPT_EQ(a->realtime_period, b->realtime_period) && str_eq(a->cpus, b->cpus) &&
-	       str_eq(a->mems, b->mems) && OPT_EQ(a->idle, b->idle);
+	       OPT_EQ(a->realtime_period, b->realtime_period) && str_eq(a->cpus, b->cpus) && str_eq(a->mems, b->mems) &&
+	       OPT_EQ(a->idle, b->idle);
 }
 
 static bool throttle_eq(const oci_throttle_list *a, const oci_throttle_list *b)
@@ -190,11 +189,10 @@ static bool resources_eq(const oci_resources *a, const oci_resources *b)
 		    !OPT_EQ(x->minor, y->minor) || !str_eq(x->access, y->access))
 			return false;
 	}
-	if (!PTR_EQ(a->memory, b->memory, memory_eq) || !PTR_EQ(a->cpu, b->cpu, cpu_eq) ||
-	    a->has_pids != b->has_pids || !OPT_EQ(a->pids_limit, b->pids_limit) ||
-	    !PTR_EQ(a->block_io, b->block_io, block_io_eq) || a->hugepage_limits_len != b->hugepage_limits_len ||
-	    !PTR_EQ(a->network, b->network, network_eq) || a->rdma_len != b->rdma_len ||
-	    !kv_eq(&a->unified, &b->unified))
+	if (!PTR_EQ(a->memory, b->memory, memory_eq) || !PTR_EQ(a->cpu, b->cpu, cpu_eq) || a->has_pids != b->has_pids ||
+	    !OPT_EQ(a->pids_limit, b->pids_limit) || !PTR_EQ(a->block_io, b->block_io, block_io_eq) ||
+	    a->hugepage_limits_len != b->hugepage_limits_len || !PTR_EQ(a->network, b->network, network_eq) ||
+	    a->rdma_len != b->rdma_len || !kv_eq(&a->unified, &b->unified))
 		return false;
 	for (size_t i = 0; i < a->hugepage_limits_len; i++)
 		if (!str_eq(a->hugepage_limits[i].page_size, b->hugepage_limits[i].page_size) ||
@@ -229,7 +227,8 @@ static bool seccomp_eq(const oci_seccomp *a, const oci_seccomp *b)
 			return false;
 		for (size_t j = 0; j < x->args_len; j++)
 			if (x->args[j].index != y->args[j].index || x->args[j].value != y->args[j].value ||
-			    !OPT_EQ(x->args[j].value_two, y->args[j].value_two) || !str_eq(x->args[j].op, y->args[j].op))
+			    !OPT_EQ(x->args[j].value_two, y->args[j].value_two) ||
+			    !str_eq(x->args[j].op, y->args[j].op))
 				return false;
 	}
 	return true;

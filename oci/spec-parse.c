@@ -20,42 +20,42 @@
 #define OOM(c) cv_error((c)->err, ENOMEM, "%s: %s", (c)->name, (c)->path)
 
 /* Allocates an array for the elements of array node N. */
-#define ALLOC_ARRAY(c, n, ptr)                                                   \
-	({                                                                       \
-		(ptr) = calloc((n)->count ? (n)->count : 1, sizeof(*(ptr)));      \
-		(ptr) ? 0 : OOM(c);                                              \
+#define ALLOC_ARRAY(c, n, ptr)                                                                                         \
+	({                                                                                                             \
+		(ptr) = calloc((n)->count ? (n)->count : 1, sizeof(*(ptr)));                                           \
+		(ptr) ? 0 : OOM(c);                                                                                    \
 	})
 
 /* Runs FN on each element of array node N with path "[i]", counting into LEN. */
-#define EACH(c, n, arr, len, fn)                                               \
-	do {                                                                   \
-		int _r = jr_array((c), (n));                                   \
-		if (_r < 0)                                                    \
-			return _r;                                             \
-		if ((_r = ALLOC_ARRAY((c), (n), (arr))) < 0)                   \
-			return _r;                                             \
-		for (const jt_node *_e = (n)->first; _e; _e = _e->next) {      \
-			size_t _m = jr_push_index((c), (len));                 \
-			(len)++;                                               \
-			_r = fn((c), _e, &(arr)[(len) - 1]);                   \
-			jr_pop((c), _m);                                       \
-			if (_r < 0)                                            \
-				return _r;                                     \
-		}                                                              \
+#define EACH(c, n, arr, len, fn)                                                                                       \
+	do {                                                                                                           \
+		int _r = jr_array((c), (n));                                                                           \
+		if (_r < 0)                                                                                            \
+			return _r;                                                                                     \
+		if ((_r = ALLOC_ARRAY((c), (n), (arr))) < 0)                                                           \
+			return _r;                                                                                     \
+		for (const jt_node *_e = (n)->first; _e; _e = _e->next) {                                              \
+			size_t _m = jr_push_index((c), (len));                                                         \
+			(len)++;                                                                                       \
+			_r = fn((c), _e, &(arr)[(len)-1]);                                                             \
+			jr_pop((c), _m);                                                                               \
+			if (_r < 0)                                                                                    \
+				return _r;                                                                             \
+		}                                                                                                      \
 	} while (0)
 
 /* Allocates *PTR and fills it with FN (optional sub-objects). */
-#define SUBOBJ(c, n, ptr, fn)                                                  \
-	({                                                                     \
-		int _r = jr_object((c), (n));                                  \
-		if (_r == 0 && !*(ptr)) {                                      \
-			*(ptr) = calloc(1, sizeof(**(ptr)));                   \
-			if (!*(ptr))                                           \
-				_r = OOM(c);                                   \
-		}                                                              \
-		if (_r == 0)                                                   \
-			_r = fn((c), (n), *(ptr));                             \
-		_r;                                                            \
+#define SUBOBJ(c, n, ptr, fn)                                                                                          \
+	({                                                                                                             \
+		int _r = jr_object((c), (n));                                                                          \
+		if (_r == 0 && !*(ptr)) {                                                                              \
+			*(ptr) = calloc(1, sizeof(**(ptr)));                                                           \
+			if (!*(ptr))                                                                                   \
+				_r = OOM(c);                                                                           \
+		}                                                                                                      \
+		if (_r == 0)                                                                                           \
+			_r = fn((c), (n), *(ptr));                                                                     \
+		_r;                                                                                                    \
 	})
 
 /* ---------------- root, mounts ---------------- */

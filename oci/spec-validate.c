@@ -12,42 +12,58 @@
 #include "spec.h"
 #include "resources-internal.h"
 
-static const char *const namespace_types[] = { "pid", "network", "mount", "ipc", "uts", "user", "cgroup", "time", NULL };
-static const char *const propagations[] = { "private", "shared", "slave", "unbindable",
-					   "rprivate", "rshared", "rslave", "runbindable", NULL };
-static const char *const seccomp_actions[] = { "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
-					      "SCMP_ACT_TRAP", "SCMP_ACT_ERRNO", "SCMP_ACT_TRACE",
-					      "SCMP_ACT_ALLOW", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY", NULL };
-static const char *const seccomp_ops[] = { "SCMP_CMP_NE", "SCMP_CMP_LT", "SCMP_CMP_LE", "SCMP_CMP_EQ",
-					  "SCMP_CMP_GE", "SCMP_CMP_GT", "SCMP_CMP_MASKED_EQ", NULL };
-static const char *const seccomp_arches[] = {
-	"SCMP_ARCH_X86", "SCMP_ARCH_X86_64", "SCMP_ARCH_X32", "SCMP_ARCH_ARM", "SCMP_ARCH_AARCH64",
-	"SCMP_ARCH_MIPS", "SCMP_ARCH_MIPS64", "SCMP_ARCH_MIPS64N32", "SCMP_ARCH_MIPSEL",
-	"SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC", "SCMP_ARCH_PPC64",
-	"SCMP_ARCH_PPC64LE", "SCMP_ARCH_S390", "SCMP_ARCH_S390X", "SCMP_ARCH_PARISC",
-	"SCMP_ARCH_PARISC64", "SCMP_ARCH_RISCV64", "SCMP_ARCH_LOONGARCH64", "SCMP_ARCH_M68K",
-	"SCMP_ARCH_SH", "SCMP_ARCH_SHEB", NULL
+static const char *const namespace_types[] = {
+	"pid", "network", "mount", "ipc", "uts", "user", "cgroup", "time", NULL
 };
+static const char *const propagations[] = { "private", "shared", "slave",       "unbindable", "rprivate",
+					    "rshared", "rslave", "runbindable", NULL };
+static const char *const seccomp_actions[] = {
+	"SCMP_ACT_KILL",  "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP",   "SCMP_ACT_ERRNO",
+	"SCMP_ACT_TRACE", "SCMP_ACT_ALLOW",        "SCMP_ACT_LOG",         "SCMP_ACT_NOTIFY", NULL
+};
+static const char *const seccomp_ops[] = { "SCMP_CMP_NE", "SCMP_CMP_LT", "SCMP_CMP_LE",        "SCMP_CMP_EQ",
+					   "SCMP_CMP_GE", "SCMP_CMP_GT", "SCMP_CMP_MASKED_EQ", NULL };
+static const char *const seccomp_arches[] = { "SCMP_ARCH_X86",      "SCMP_ARCH_X86_64",      "SCMP_ARCH_X32",
+					      "SCMP_ARCH_ARM",      "SCMP_ARCH_AARCH64",     "SCMP_ARCH_MIPS",
+					      "SCMP_ARCH_MIPS64",   "SCMP_ARCH_MIPS64N32",   "SCMP_ARCH_MIPSEL",
+					      "SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",
+					      "SCMP_ARCH_PPC64",    "SCMP_ARCH_PPC64LE",     "SCMP_ARCH_S390",
+					      "SCMP_ARCH_S390X",    "SCMP_ARCH_PARISC",      "SCMP_ARCH_PARISC64",
+					      "SCMP_ARCH_RISCV64",  "SCMP_ARCH_LOONGARCH64", "SCMP_ARCH_M68K",
+					      "SCMP_ARCH_SH",       "SCMP_ARCH_SHEB",        NULL };
 static const char *const seccomp_flags[] = { "SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_LOG",
-					    "SECCOMP_FILTER_FLAG_SPEC_ALLOW",
-					    "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", NULL };
-static const char *const rlimit_types[] = { "RLIMIT_AS", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_DATA",
-					   "RLIMIT_FSIZE", "RLIMIT_LOCKS", "RLIMIT_MEMLOCK", "RLIMIT_MSGQUEUE",
-					   "RLIMIT_NICE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_RSS",
-					   "RLIMIT_RTPRIO", "RLIMIT_RTTIME", "RLIMIT_SIGPENDING", "RLIMIT_STACK", NULL };
-static const char *const sched_policies[] = { "SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH",
-					     "SCHED_ISO", "SCHED_IDLE", "SCHED_DEADLINE", NULL };
-static const char *const sched_flags[] = { "SCHED_FLAG_RESET_ON_FORK", "SCHED_FLAG_RECLAIM",
-					  "SCHED_FLAG_DL_OVERRUN", "SCHED_FLAG_KEEP_POLICY",
-					  "SCHED_FLAG_KEEP_PARAMS", "SCHED_FLAG_UTIL_CLAMP_MIN",
-					  "SCHED_FLAG_UTIL_CLAMP_MAX", NULL };
+					     "SECCOMP_FILTER_FLAG_SPEC_ALLOW", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
+					     NULL };
+static const char *const rlimit_types[] = { "RLIMIT_AS",
+					    "RLIMIT_CORE",
+					    "RLIMIT_CPU",
+					    "RLIMIT_DATA",
+					    "RLIMIT_FSIZE",
+					    "RLIMIT_LOCKS",
+					    "RLIMIT_MEMLOCK",
+					    "RLIMIT_MSGQUEUE",
+					    "RLIMIT_NICE",
+					    "RLIMIT_NOFILE",
+					    "RLIMIT_NPROC",
+					    "RLIMIT_RSS",
+					    "RLIMIT_RTPRIO",
+					    "RLIMIT_RTTIME",
+					    "RLIMIT_SIGPENDING",
+					    "RLIMIT_STACK",
+					    NULL };
+static const char *const sched_policies[] = { "SCHED_OTHER", "SCHED_FIFO", "SCHED_RR",       "SCHED_BATCH",
+					      "SCHED_ISO",   "SCHED_IDLE", "SCHED_DEADLINE", NULL };
+static const char *const sched_flags[] = { "SCHED_FLAG_RESET_ON_FORK",  "SCHED_FLAG_RECLAIM",
+					   "SCHED_FLAG_DL_OVERRUN",     "SCHED_FLAG_KEEP_POLICY",
+					   "SCHED_FLAG_KEEP_PARAMS",    "SCHED_FLAG_UTIL_CLAMP_MIN",
+					   "SCHED_FLAG_UTIL_CLAMP_MAX", NULL };
 static const char *const ioprio_classes[] = { "IOPRIO_CLASS_RT", "IOPRIO_CLASS_BE", "IOPRIO_CLASS_IDLE", NULL };
 static const char *const personality_domains[] = { "LINUX", "LINUX32", NULL };
-const char *const oci_mpol_modes[] = { "MPOL_DEFAULT", "MPOL_BIND", "MPOL_INTERLEAVE",
-				      "MPOL_WEIGHTED_INTERLEAVE", "MPOL_PREFERRED",
-				      "MPOL_PREFERRED_MANY", "MPOL_LOCAL", NULL };
-const char *const oci_mpol_flags[] = { "MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES",
-				      "MPOL_F_STATIC_NODES", NULL };
+const char *const oci_mpol_modes[] = { "MPOL_DEFAULT",    "MPOL_BIND",
+				       "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
+				       "MPOL_PREFERRED",  "MPOL_PREFERRED_MANY",
+				       "MPOL_LOCAL",      NULL };
+const char *const oci_mpol_flags[] = { "MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES", "MPOL_F_STATIC_NODES", NULL };
 static const char *const device_types[] = { "c", "b", "u", "p", NULL };
 static const char *const cgroup_device_types[] = { "a", "c", "b", NULL };
 static const char *const time_clocks[] = { "monotonic", "boottime", NULL };
@@ -77,8 +93,8 @@ static int vfail(const char *name, cv_error_t *err, const char *fmt, ...)
 
 #define Q(s) oci_quote((s), (char[OCI_QUOTE_MAX]){ 0 }, OCI_QUOTE_MAX)
 
-static int check_enum(const char *name, cv_error_t *err, const char *path, const char *what,
-		      const char *const *list, const char *value)
+static int check_enum(const char *name, cv_error_t *err, const char *path, const char *what, const char *const *list,
+		      const char *value)
 {
 	if (in_list(list, value))
 		return 0;
@@ -155,14 +171,14 @@ int oci_process_validate(const oci_process *p, const char *name, const char *pre
 	if ((r = check_abs(name, err, P("%s%scwd", prefix, dot), p->cwd)) < 0)
 		return r;
 	if (p->user.umask.set && p->user.umask.v > 0777)
-		return vfail(name, err, "%s: %" PRIu32 " is out of range (0..511)",
-			     P("%s%suser.umask", prefix, dot), p->user.umask.v);
+		return vfail(name, err, "%s: %" PRIu32 " is out of range (0..511)", P("%s%suser.umask", prefix, dot),
+			     p->user.umask.v);
 	for (size_t i = 0; i < p->rlimits_len; i++) {
 		const oci_rlimit *rl = &p->rlimits[i];
 		if (!rl->type)
 			return missing(name, err, P("%s%srlimits[%zu]", prefix, dot, i), "type");
-		if ((r = check_enum(name, err, P("%s%srlimits[%zu].type", prefix, dot, i), "rlimit type",
-				    rlimit_types, rl->type)) < 0)
+		if ((r = check_enum(name, err, P("%s%srlimits[%zu].type", prefix, dot, i), "rlimit type", rlimit_types,
+				    rl->type)) < 0)
 			return r;
 		if (rl->soft > rl->hard)
 			return vfail(name, err, "%s: soft limit %" PRIu64 " exceeds hard limit %" PRIu64,
@@ -204,8 +220,8 @@ int oci_process_validate(const oci_process *p, const char *name, const char *pre
 	}
 	for (size_t i = 0; i < p->env.len; i++)
 		if (!strchr(p->env.v[i], '='))
-			return vfail(name, err, "%s: expected KEY=VALUE, got %s",
-				     P("%s%senv[%zu]", prefix, dot, i), Q(p->env.v[i]));
+			return vfail(name, err, "%s: expected KEY=VALUE, got %s", P("%s%senv[%zu]", prefix, dot, i),
+				     Q(p->env.v[i]));
 #undef P
 	return 0;
 }
@@ -222,8 +238,8 @@ static int check_hooks(const char *name, cv_error_t *err, const char *kind, cons
 		if (r < 0)
 			return r;
 		if (l->v[i].timeout.set && l->v[i].timeout.v <= 0)
-			return vfail(name, err, "hooks.%s[%zu].timeout: must be greater than zero, got %" PRId64,
-				     kind, i, l->v[i].timeout.v);
+			return vfail(name, err, "hooks.%s[%zu].timeout: must be greater than zero, got %" PRId64, kind,
+				     i, l->v[i].timeout.v);
 	}
 	return 0;
 }
@@ -240,8 +256,10 @@ static int check_resources(const char *name, cv_error_t *err, const oci_resource
 				return r;
 		}
 		if (d->access && strspn(d->access, "rwm") != strlen(d->access))
-			return vfail(name, err, "linux.resources.devices[%zu].access: expected a combination of r, w and m, got %s",
-				     i, Q(d->access));
+			return vfail(
+				name, err,
+				"linux.resources.devices[%zu].access: expected a combination of r, w and m, got %s", i,
+				Q(d->access));
 	}
 	if (res->block_io) {
 		const oci_block_io *b = res->block_io;
@@ -259,7 +277,8 @@ static int check_resources(const char *name, cv_error_t *err, const oci_resource
 	}
 	for (size_t i = 0; i < res->hugepage_limits_len; i++)
 		if (!res->hugepage_limits[i].page_size)
-			return vfail(name, err, "linux.resources.hugepageLimits[%zu]: missing required property \"pageSize\"", i);
+			return vfail(name, err,
+				     "linux.resources.hugepageLimits[%zu]: missing required property \"pageSize\"", i);
 	if (res->memory && res->memory->swappiness.set && res->memory->swappiness.v > 100)
 		return vfail(name, err, "linux.resources.memory.swappiness: %" PRIu64 " is out of range (0..100)",
 			     res->memory->swappiness.v);
@@ -275,8 +294,8 @@ static int check_seccomp(const char *name, cv_error_t *err, const oci_seccomp *s
 	if ((r = check_enum(name, err, "linux.seccomp.defaultAction", "seccomp action", seccomp_actions,
 			    s->default_action)) < 0)
 		return r;
-	if ((r = check_enum_list(name, err, "linux.seccomp.architectures", "seccomp architecture",
-				 seccomp_arches, &s->architectures)) < 0)
+	if ((r = check_enum_list(name, err, "linux.seccomp.architectures", "seccomp architecture", seccomp_arches,
+				 &s->architectures)) < 0)
 		return r;
 	if ((r = check_enum_list(name, err, "linux.seccomp.flags", "seccomp flag", seccomp_flags, &s->flags)) < 0)
 		return r;
@@ -290,7 +309,8 @@ static int check_seccomp(const char *name, cv_error_t *err, const oci_seccomp *s
 		if ((r = check_enum(name, err, path, "seccomp action", seccomp_actions, sc->action)) < 0)
 			return r;
 		if (sc->names.len == 0)
-			return vfail(name, err, "linux.seccomp.syscalls[%zu].names: must contain at least one entry", i);
+			return vfail(name, err, "linux.seccomp.syscalls[%zu].names: must contain at least one entry",
+				     i);
 		for (size_t j = 0; j < sc->args_len; j++) {
 			if (!sc->args[j].op) {
 				snprintf(path, sizeof(path), "linux.seccomp.syscalls[%zu].args[%zu]", i, j);
@@ -300,8 +320,10 @@ static int check_seccomp(const char *name, cv_error_t *err, const oci_seccomp *s
 			if ((r = check_enum(name, err, path, "seccomp operator", seccomp_ops, sc->args[j].op)) < 0)
 				return r;
 			if (sc->args[j].index > 5)
-				return vfail(name, err, "linux.seccomp.syscalls[%zu].args[%zu].index: %" PRIu32
-					     " is out of range (0..5)", i, j, sc->args[j].index);
+				return vfail(name, err,
+					     "linux.seccomp.syscalls[%zu].args[%zu].index: %" PRIu32
+					     " is out of range (0..5)",
+					     i, j, sc->args[j].index);
 		}
 	}
 	return 0;
@@ -317,7 +339,8 @@ static int check_linux(const char *name, cv_error_t *err, const oci_linux *l)
 		if (!ns->type)
 			return missing(name, err, path, "type");
 		if (!in_list(namespace_types, ns->type))
-			return vfail(name, err, "linux.namespaces[%zu].type: unknown namespace type %s", i, Q(ns->type));
+			return vfail(name, err, "linux.namespaces[%zu].type: unknown namespace type %s", i,
+				     Q(ns->type));
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(l->namespaces[j].type, ns->type) == 0)
 				return vfail(name, err, "linux.namespaces[%zu].type: duplicate namespace type %s", i,
@@ -365,8 +388,8 @@ static int check_linux(const char *name, cv_error_t *err, const oci_linux *l)
 	if (l->personality) {
 		if (!l->personality->domain)
 			return missing(name, err, "linux.personality", "domain");
-		if ((r = check_enum(name, err, "linux.personality.domain", "personality domain",
-				    personality_domains, l->personality->domain)) < 0)
+		if ((r = check_enum(name, err, "linux.personality.domain", "personality domain", personality_domains,
+				    l->personality->domain)) < 0)
 			return r;
 		/* The runtime-spec defines no personality flags yet. */
 		if (l->personality->flags.len > 0)

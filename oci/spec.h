@@ -20,10 +20,22 @@
 /* The largest JSON document cvisor reads (config.json, process.json, state). */
 #define OCI_JSON_MAX_SIZE (16u * 1024 * 1024)
 
-typedef struct { bool set; int64_t v; } oci_opt_i64;
-typedef struct { bool set; uint64_t v; } oci_opt_u64;
-typedef struct { bool set; uint32_t v; } oci_opt_u32;
-typedef struct { bool set; bool v; } oci_opt_bool;
+typedef struct {
+	bool set;
+	int64_t v;
+} oci_opt_i64;
+typedef struct {
+	bool set;
+	uint64_t v;
+} oci_opt_u64;
+typedef struct {
+	bool set;
+	uint32_t v;
+} oci_opt_u32;
+typedef struct {
+	bool set;
+	bool v;
+} oci_opt_bool;
 
 typedef struct {
 	char **v; /* NULL-terminated when len > 0 or when `set`; may be NULL when absent */
@@ -65,7 +77,7 @@ typedef struct {
 
 /* ---- root, mounts ---- */
 typedef struct {
-	char *path;       /* required */
+	char *path; /* required */
 	bool readonly;
 } oci_root;
 
@@ -176,7 +188,7 @@ typedef struct {
 
 typedef struct {
 	char *type; /* c b u p */
-	char *path;  /* required, absolute */
+	char *path; /* required, absolute */
 	int64_t major;
 	int64_t minor;
 	oci_opt_u32 file_mode;
@@ -408,7 +420,10 @@ void oci_process_free(oci_process *p);
  * user namespace mapping the caller's uid/gid. */
 int oci_spec_default(bool rootless, oci_spec **out, cv_error_t *err);
 
-static inline void oci_spec_freep(oci_spec **s) { oci_spec_free(*s); }
+static inline void oci_spec_freep(oci_spec **s)
+{
+	oci_spec_free(*s);
+}
 #define cleanup_spec __attribute__((cleanup(oci_spec_freep)))
 
 #endif

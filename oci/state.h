@@ -14,14 +14,14 @@
 typedef struct {
 	char *oci_version;
 	char *id;
-	char *status;        /* creating | created | running | stopped (spec) ; paused (runc) */
-	int pid;             /* 0 when not running */
-	uint64_t pid_start;  /* /proc/PID/stat starttime: tells a recycled pid apart */
-	char *bundle;        /* absolute */
-	char *rootfs;        /* absolute */
-	char *created;       /* RFC 3339, UTC, nanoseconds */
-	char *owner;         /* user name or uid that created it */
-	char *cgroup_path;   /* resolved cgroupsPath, relative to each hierarchy root */
+	char *status;             /* creating | created | running | stopped (spec) ; paused (runc) */
+	int pid;                  /* 0 when not running */
+	uint64_t pid_start;       /* /proc/PID/stat starttime: tells a recycled pid apart */
+	char *bundle;             /* absolute */
+	char *rootfs;             /* absolute */
+	char *created;            /* RFC 3339, UTC, nanoseconds */
+	char *owner;              /* user name or uid that created it */
+	char *cgroup_path;        /* resolved cgroupsPath, relative to each hierarchy root */
 	oci_kv_list cgroup_paths; /* controller (or "unified") -> absolute directory */
 	bool systemd_cgroup;
 	bool rootless;
@@ -46,7 +46,10 @@ int oci_seccomp_agent_message(int pid, const char *metadata, const char *state_j
 			      cv_error_t *err);
 void oci_state_free(oci_state *st);
 
-static inline void oci_state_freep(oci_state **s) { oci_state_free(*s); }
+static inline void oci_state_freep(oci_state **s)
+{
+	oci_state_free(*s);
+}
 #define cleanup_state __attribute__((cleanup(oci_state_freep)))
 
 #endif

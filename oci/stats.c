@@ -168,8 +168,8 @@ static void emit_stats(jw *w, const oci_stats *s)
 	jw_close(w);
 }
 
-int oci_event_emit(const char *type, const char *id, const oci_stats *data, bool pretty, char **out,
-		   size_t *out_len, cv_error_t *err)
+int oci_event_emit(const char *type, const char *id, const oci_stats *data, bool pretty, char **out, size_t *out_len,
+		   cv_error_t *err)
 {
 	jw w;
 	int r = jw_init(&w, pretty, err);

@@ -55,8 +55,7 @@ typedef struct {
 		uint64_t current, limit;
 	} pids;
 	struct {
-		oci_blkio_list service_bytes, serviced, queued, service_time, wait_time, merged, time,
-			sectors;
+		oci_blkio_list service_bytes, serviced, queued, service_time, wait_time, merged, time, sectors;
 	} blkio;
 	oci_hugetlb_stats *hugetlb;
 	size_t hugetlb_len;
@@ -68,7 +67,7 @@ int oci_blkio_add(oci_blkio_list *l, const oci_blkio_entry *e, cv_error_t *err);
 
 /* One event line: TYPE "stats" carries `data`, "oom" none. *out is malloc'd,
  * NUL-terminated, without a trailing newline. */
-int oci_event_emit(const char *type, const char *id, const oci_stats *data, bool pretty, char **out,
-		   size_t *out_len, cv_error_t *err);
+int oci_event_emit(const char *type, const char *id, const oci_stats *data, bool pretty, char **out, size_t *out_len,
+		   cv_error_t *err);
 
 #endif

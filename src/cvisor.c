@@ -33,7 +33,6 @@ static int cmd_sandbox_keeper(struct cv_cli *cli, int argc, char **argv, cv_erro
 	return cv_sandbox_keeper(&cli->ctx, err) < 0 ? -1 : 0;
 }
 
-
 static const struct {
 	const char *name;
 	cv_cmd_fn *fn;
@@ -88,10 +87,14 @@ struct log_out {
 static const char *level_name(enum cv_log_level l)
 {
 	switch (l) {
-	case CV_LOG_ERROR: return "error";
-	case CV_LOG_WARNING: return "warning";
-	case CV_LOG_INFO: return "info";
-	default: return "debug";
+	case CV_LOG_ERROR:
+		return "error";
+	case CV_LOG_WARNING:
+		return "warning";
+	case CV_LOG_INFO:
+		return "info";
+	default:
+		return "debug";
 	}
 }
 
@@ -168,7 +171,15 @@ static void print_help(void)
 	puts("\nRun `cvisor COMMAND --help` for the flags of a command.");
 }
 
-enum { OPT_ROOT = CLI_LONG_ONLY, OPT_LOG, OPT_LOG_FORMAT, OPT_DEBUG, OPT_SYSTEMD, OPT_ROOTLESS, OPT_CRIU };
+enum {
+	OPT_ROOT = CLI_LONG_ONLY,
+	OPT_LOG,
+	OPT_LOG_FORMAT,
+	OPT_DEBUG,
+	OPT_SYSTEMD,
+	OPT_ROOTLESS,
+	OPT_CRIU
+};
 
 static const struct option global_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
@@ -213,7 +224,8 @@ static int parse_globals(struct cv_cli *cli, int argc, char **argv, bool *exit_n
 			else if (strcmp(optarg, "auto") == 0)
 				cli->ctx.rootless = -1;
 			else
-				return cli_usage(cli, err, "--rootless: invalid value \"%s\" (expected true, false or auto)",
+				return cli_usage(cli, err,
+						 "--rootless: invalid value \"%s\" (expected true, false or auto)",
 						 optarg);
 			break;
 		case OPT_CRIU:

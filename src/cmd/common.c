@@ -45,8 +45,8 @@ int cli_option_error(struct cv_cli *cli, int c, char **argv, const char *help, c
 	}
 	if (c == ':')
 		return cli_usage(cli, err, "flag %s needs a value", arg);
-	if (optopt && optopt < CLI_LONG_ONLY && isprint(optopt) && arg && arg[0] == '-' && arg[1] != '-'
-	    && strlen(arg) == 2)
+	if (optopt && optopt < CLI_LONG_ONLY && isprint(optopt) && arg && arg[0] == '-' && arg[1] != '-' &&
+	    strlen(arg) == 2)
 		return cli_usage(cli, err, "unknown flag -%c", optopt);
 	return cli_usage(cli, err, "unknown flag %s", arg ? arg : "?");
 }
@@ -61,8 +61,7 @@ int cli_nargs(struct cv_cli *cli, int argc, char **argv, int min, int max, const
 	return 0;
 }
 
-int cli_parse_int(struct cv_cli *cli, const char *flag, const char *s, long min, long max, long *out,
-		  cv_error_t *err)
+int cli_parse_int(struct cv_cli *cli, const char *flag, const char *s, long min, long max, long *out, cv_error_t *err)
 {
 	char *end;
 	errno = 0;

@@ -4,16 +4,13 @@
 #include "cmd.h"
 #include "create-flags.h"
 
-static const char help[] =
-	"Usage: cvisor create [flags] CONTAINER-ID\n"
-	"\n"
-	"Creates a container from an OCI bundle: namespaces, mounts and cgroups are\n"
-	"set up and the process waits before executing the user program until\n"
-	"`cvisor start`.\n"
-	"\n"
-	"Flags:\n"
-	CREATE_FLAGS_HELP
-	"  -h, --help                print this help\n";
+static const char help[] = "Usage: cvisor create [flags] CONTAINER-ID\n"
+			   "\n"
+			   "Creates a container from an OCI bundle: namespaces, mounts and cgroups are\n"
+			   "set up and the process waits before executing the user program until\n"
+			   "`cvisor start`.\n"
+			   "\n"
+			   "Flags:\n" CREATE_FLAGS_HELP "  -h, --help                print this help\n";
 
 int cmd_create(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {

@@ -3,15 +3,14 @@
 
 #include "cmd.h"
 
-static const char help[] =
-	"Usage: cvisor delete [flags] CONTAINER-ID\n"
-	"\n"
-	"Deletes a stopped (or created) container: its cgroups, state and what it holds.\n"
-	"\n"
-	"Flags:\n"
-	"  -f, --force   delete a running container too, killing it with SIGKILL first;\n"
-	"                succeed when the container does not exist\n"
-	"  -h, --help    print this help\n";
+static const char help[] = "Usage: cvisor delete [flags] CONTAINER-ID\n"
+			   "\n"
+			   "Deletes a stopped (or created) container: its cgroups, state and what it holds.\n"
+			   "\n"
+			   "Flags:\n"
+			   "  -f, --force   delete a running container too, killing it with SIGKILL first;\n"
+			   "                succeed when the container does not exist\n"
+			   "  -h, --help    print this help\n";
 
 int cmd_delete(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {

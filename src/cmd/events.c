@@ -10,17 +10,16 @@
 #include "cleanup.h"
 #include "cmd.h"
 
-static const char help[] =
-	"Usage: cvisor events [flags] CONTAINER-ID\n"
-	"\n"
-	"Prints container events as JSON lines: resource statistics every interval\n"
-	"and OOM events as they happen, until the container stops.\n"
-	"\n"
-	"Flags:\n"
-	"  --interval DURATION   time between statistics (Go durations: 500ms, 5s, 1m;\n"
-	"                        default 5s)\n"
-	"  --stats               print the statistics once and exit\n"
-	"  -h, --help            print this help\n";
+static const char help[] = "Usage: cvisor events [flags] CONTAINER-ID\n"
+			   "\n"
+			   "Prints container events as JSON lines: resource statistics every interval\n"
+			   "and OOM events as they happen, until the container stops.\n"
+			   "\n"
+			   "Flags:\n"
+			   "  --interval DURATION   time between statistics (Go durations: 500ms, 5s, 1m;\n"
+			   "                        default 5s)\n"
+			   "  --stats               print the statistics once and exit\n"
+			   "  -h, --help            print this help\n";
 
 /* A Go-style duration: a sequence of NUMBER UNIT (ns us ms s m h). */
 static int parse_duration(const char *s, uint64_t *ms, cv_error_t *err)
@@ -54,7 +53,8 @@ static int parse_duration(const char *s, uint64_t *ms, cv_error_t *err)
 	*ms = (uint64_t)total;
 	return 0;
 bad:
-	return cv_error_plain(err, EINVAL, "events: --interval: invalid duration \"%s\" (e.g. 500ms, 5s; at least 1ms)", s);
+	return cv_error_plain(err, EINVAL, "events: --interval: invalid duration \"%s\" (e.g. 500ms, 5s; at least 1ms)",
+			      s);
 }
 
 static int print_line(const char *json, void *data)

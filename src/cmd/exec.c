@@ -84,16 +84,28 @@ int cmd_exec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 
 	while ((c = cli_getopt(argc, argv, "+:p:e:tu:g:c:dh", opts)) != -1) {
 		switch (c) {
-		case 'p': o.process_path = optarg; break;
-		case OPT_CONSOLE_SOCKET: o.console_socket = optarg; break;
-		case OPT_PIDFD_SOCKET: o.pidfd_socket = optarg; break;
-		case OPT_CWD: o.cwd = optarg; break;
+		case 'p':
+			o.process_path = optarg;
+			break;
+		case OPT_CONSOLE_SOCKET:
+			o.console_socket = optarg;
+			break;
+		case OPT_PIDFD_SOCKET:
+			o.pidfd_socket = optarg;
+			break;
+		case OPT_CWD:
+			o.cwd = optarg;
+			break;
 		case 'e':
 			if (push(&env, &nenv, optarg, err) < 0)
 				return -1;
 			break;
-		case 't': o.tty = true; break;
-		case 'u': o.user = optarg; break;
+		case 't':
+			o.tty = true;
+			break;
+		case 'u':
+			o.user = optarg;
+			break;
 		case 'g': {
 			if (cli_parse_int(cli, "--additional-gids", optarg, 0, UINT32_MAX - 1, &n, err) < 0)
 				return -1;
@@ -108,16 +120,26 @@ int cmd_exec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 			if (push(&caps, &ncaps, optarg, err) < 0)
 				return -1;
 			break;
-		case OPT_NO_NEW_PRIVS: o.no_new_privs = true; break;
-		case 'd': o.detach = true; break;
-		case OPT_PID_FILE: o.pid_file = optarg; break;
+		case OPT_NO_NEW_PRIVS:
+			o.no_new_privs = true;
+			break;
+		case 'd':
+			o.detach = true;
+			break;
+		case OPT_PID_FILE:
+			o.pid_file = optarg;
+			break;
 		case OPT_PRESERVE_FDS:
 			if (cli_parse_int(cli, "--preserve-fds", optarg, 0, 65536, &n, err) < 0)
 				return -1;
 			o.preserve_fds = (int)n;
 			break;
-		case OPT_APPARMOR: o.apparmor = optarg; break;
-		case OPT_PROCESS_LABEL: o.process_label = optarg; break;
+		case OPT_APPARMOR:
+			o.apparmor = optarg;
+			break;
+		case OPT_PROCESS_LABEL:
+			o.process_label = optarg;
+			break;
 		default:
 			return cli_option_error(cli, c, argv, help, err);
 		}

@@ -8,14 +8,13 @@
 #include "cleanup.h"
 #include "cmd.h"
 
-static const char help[] =
-	"Usage: cvisor features\n"
-	"\n"
-	"Prints the runtime-spec features document: the hooks, mount options,\n"
-	"namespaces, capabilities and seccomp features this runtime implements.\n"
-	"\n"
-	"Flags:\n"
-	"  -h, --help   print this help\n";
+static const char help[] = "Usage: cvisor features\n"
+			   "\n"
+			   "Prints the runtime-spec features document: the hooks, mount options,\n"
+			   "namespaces, capabilities and seccomp features this runtime implements.\n"
+			   "\n"
+			   "Flags:\n"
+			   "  -h, --help   print this help\n";
 
 int cmd_features(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {

@@ -5,16 +5,15 @@
 
 #include "cmd.h"
 
-static const char help[] =
-	"Usage: cvisor kill [flags] CONTAINER-ID [SIGNAL]\n"
-	"\n"
-	"Sends SIGNAL (default SIGTERM) to the container's init process. SIGNAL is a\n"
-	"number or a name, with or without SIG, in any case: 9, KILL, SIGKILL, term,\n"
-	"RTMIN+2.\n"
-	"\n"
-	"Flags:\n"
-	"  -a, --all    send the signal to every process in the container\n"
-	"  -h, --help   print this help\n";
+static const char help[] = "Usage: cvisor kill [flags] CONTAINER-ID [SIGNAL]\n"
+			   "\n"
+			   "Sends SIGNAL (default SIGTERM) to the container's init process. SIGNAL is a\n"
+			   "number or a name, with or without SIG, in any case: 9, KILL, SIGKILL, term,\n"
+			   "RTMIN+2.\n"
+			   "\n"
+			   "Flags:\n"
+			   "  -a, --all    send the signal to every process in the container\n"
+			   "  -h, --help   print this help\n";
 
 int cmd_kill(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {

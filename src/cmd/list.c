@@ -7,15 +7,14 @@
 #include "cleanup.h"
 #include "cmd.h"
 
-static const char help[] =
-	"Usage: cvisor list [flags]\n"
-	"\n"
-	"Lists the containers under --root.\n"
-	"\n"
-	"Flags:\n"
-	"  -f, --format FORMAT   table (default) or json (an array of state objects)\n"
-	"  -q, --quiet           print only the container ids\n"
-	"  -h, --help            print this help\n";
+static const char help[] = "Usage: cvisor list [flags]\n"
+			   "\n"
+			   "Lists the containers under --root.\n"
+			   "\n"
+			   "Flags:\n"
+			   "  -f, --format FORMAT   table (default) or json (an array of state objects)\n"
+			   "  -q, --quiet           print only the container ids\n"
+			   "  -h, --help            print this help\n";
 
 static int width(const char *s, int w)
 {

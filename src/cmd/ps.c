@@ -16,16 +16,15 @@
 
 extern char **environ;
 
-static const char help[] =
-	"Usage: cvisor ps [flags] CONTAINER-ID [PS-OPTIONS...]\n"
-	"\n"
-	"Lists the processes in the container's cgroup. The table format runs ps(1)\n"
-	"with PS-OPTIONS (default -ef) and keeps its header and the lines of the\n"
-	"container's processes (host pids).\n"
-	"\n"
-	"Flags:\n"
-	"  -f, --format FORMAT   table (default) or json (an array of pids)\n"
-	"  -h, --help            print this help\n";
+static const char help[] = "Usage: cvisor ps [flags] CONTAINER-ID [PS-OPTIONS...]\n"
+			   "\n"
+			   "Lists the processes in the container's cgroup. The table format runs ps(1)\n"
+			   "with PS-OPTIONS (default -ef) and keeps its header and the lines of the\n"
+			   "container's processes (host pids).\n"
+			   "\n"
+			   "Flags:\n"
+			   "  -f, --format FORMAT   table (default) or json (an array of pids)\n"
+			   "  -h, --help            print this help\n";
 
 #define MAX_PS_OUTPUT (64 * 1024 * 1024)
 
@@ -70,7 +69,8 @@ static int run_ps(char **args, size_t nargs, char **out, cv_error_t *err)
 	if (rr < 0)
 		return rr;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return cv_error(err, 0, "`ps` failed (exit status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		return cv_error(err, 0, "`ps` failed (exit status %d)",
+				WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	if (len == 0)
 		return cv_error(err, 0, "`ps` printed nothing");
 	*out = steal_pointer(&buf);

@@ -6,21 +6,21 @@
 #include "cmd.h"
 #include "create-flags.h"
 
-static const char help[] =
-	"Usage: cvisor run [flags] CONTAINER-ID\n"
-	"\n"
-	"Creates and starts a container. Without --detach, waits for the container's\n"
-	"process, deletes the container (unless --keep) and exits with the process's\n"
-	"exit status (128 + N when killed by signal N).\n"
-	"\n"
-	"Flags:\n"
-	CREATE_FLAGS_HELP
-	"  -d, --detach              return once the program runs; leave the container\n"
-	"  --keep                    do not delete the container after it exits (it stays\n"
-	"                            stopped until `cvisor delete`)\n"
-	"  -h, --help                print this help\n";
+static const char help[] = "Usage: cvisor run [flags] CONTAINER-ID\n"
+			   "\n"
+			   "Creates and starts a container. Without --detach, waits for the container's\n"
+			   "process, deletes the container (unless --keep) and exits with the process's\n"
+			   "exit status (128 + N when killed by signal N).\n"
+			   "\n"
+			   "Flags:\n" CREATE_FLAGS_HELP
+			   "  -d, --detach              return once the program runs; leave the container\n"
+			   "  --keep                    do not delete the container after it exits (it stays\n"
+			   "                            stopped until `cvisor delete`)\n"
+			   "  -h, --help                print this help\n";
 
-enum { OPT_KEEP = CLI_LONG_ONLY };
+enum {
+	OPT_KEEP = CLI_LONG_ONLY
+};
 
 int cmd_run(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {

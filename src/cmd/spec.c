@@ -7,21 +7,23 @@
 #include "cleanup.h"
 #include "cmd.h"
 
-static const char help[] =
-	"Usage: cvisor spec [flags]\n"
-	"\n"
-	"Writes a default config.json (runtime-spec " CVISOR_OCI_VERSION ") into the bundle\n"
-	"directory: it runs `sh` from ./rootfs with a terminal. Edit it to taste.\n"
-	"\n"
-	"Flags:\n"
-	"  -b, --bundle DIR   where to write config.json (default: current directory)\n"
-	"  --rootless         a config for an unprivileged user: adds a user namespace\n"
-	"                     mapping your uid and gid, drops what needs real root\n"
-	"  --policy FILE      the config a sandbox policy means (see `cvisor do --help`):\n"
-	"                     runs `sh` in the sandbox `cvisor do` would make\n"
-	"  -h, --help         print this help\n";
+static const char help[] = "Usage: cvisor spec [flags]\n"
+			   "\n"
+			   "Writes a default config.json (runtime-spec " CVISOR_OCI_VERSION ") into the bundle\n"
+			   "directory: it runs `sh` from ./rootfs with a terminal. Edit it to taste.\n"
+			   "\n"
+			   "Flags:\n"
+			   "  -b, --bundle DIR   where to write config.json (default: current directory)\n"
+			   "  --rootless         a config for an unprivileged user: adds a user namespace\n"
+			   "                     mapping your uid and gid, drops what needs real root\n"
+			   "  --policy FILE      the config a sandbox policy means (see `cvisor do --help`):\n"
+			   "                     runs `sh` in the sandbox `cvisor do` would make\n"
+			   "  -h, --help         print this help\n";
 
-enum { OPT_ROOTLESS = CLI_LONG_ONLY, OPT_POLICY };
+enum {
+	OPT_ROOTLESS = CLI_LONG_ONLY,
+	OPT_POLICY
+};
 
 int cmd_spec(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {

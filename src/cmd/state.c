@@ -7,14 +7,13 @@
 #include "cleanup.h"
 #include "cmd.h"
 
-static const char help[] =
-	"Usage: cvisor state CONTAINER-ID\n"
-	"\n"
-	"Prints the container's state (runtime-spec JSON: ociVersion, id, status,\n"
-	"pid, bundle, annotations, plus created and owner as runc prints them).\n"
-	"\n"
-	"Flags:\n"
-	"  -h, --help   print this help\n";
+static const char help[] = "Usage: cvisor state CONTAINER-ID\n"
+			   "\n"
+			   "Prints the container's state (runtime-spec JSON: ociVersion, id, status,\n"
+			   "pid, bundle, annotations, plus created and owner as runc prints them).\n"
+			   "\n"
+			   "Flags:\n"
+			   "  -h, --help   print this help\n";
 
 int cmd_state(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {

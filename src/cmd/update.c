@@ -12,25 +12,24 @@
 #include "io.h"
 #include "cmd.h"
 
-static const char help[] =
-	"Usage: cvisor update [flags] CONTAINER-ID\n"
-	"\n"
-	"Updates a running container's resource limits in its cgroup.\n"
-	"\n"
-	"Flags:\n"
-	"  -r, --resources FILE        runtime-spec linux.resources JSON (- for stdin);\n"
-	"                              not combined with the flags below\n"
-	"  --memory SIZE               memory limit (128m, 1g, -1 = unlimited)\n"
-	"  --memory-swap SIZE          memory plus swap limit\n"
-	"  --memory-reservation SIZE   memory soft limit\n"
-	"  --kernel-memory SIZE, --kernel-memory-tcp SIZE   (v1 kernels that have them)\n"
-	"  --cpu-share N, --cpu-quota N, --cpu-period N, --cpu-rt-period N,\n"
-	"  --cpu-rt-runtime N          CPU shares, CFS and realtime bandwidth\n"
-	"  --cpuset-cpus LIST, --cpuset-mems LIST\n"
-	"  --pids-limit N              maximum number of processes\n"
-	"  --blkio-weight N            block IO weight (10..1000)\n"
-	"  --l3-cache-schema S, --mem-bw-schema S   Intel RDT: not supported\n"
-	"  -h, --help                  print this help\n";
+static const char help[] = "Usage: cvisor update [flags] CONTAINER-ID\n"
+			   "\n"
+			   "Updates a running container's resource limits in its cgroup.\n"
+			   "\n"
+			   "Flags:\n"
+			   "  -r, --resources FILE        runtime-spec linux.resources JSON (- for stdin);\n"
+			   "                              not combined with the flags below\n"
+			   "  --memory SIZE               memory limit (128m, 1g, -1 = unlimited)\n"
+			   "  --memory-swap SIZE          memory plus swap limit\n"
+			   "  --memory-reservation SIZE   memory soft limit\n"
+			   "  --kernel-memory SIZE, --kernel-memory-tcp SIZE   (v1 kernels that have them)\n"
+			   "  --cpu-share N, --cpu-quota N, --cpu-period N, --cpu-rt-period N,\n"
+			   "  --cpu-rt-runtime N          CPU shares, CFS and realtime bandwidth\n"
+			   "  --cpuset-cpus LIST, --cpuset-mems LIST\n"
+			   "  --pids-limit N              maximum number of processes\n"
+			   "  --blkio-weight N            block IO weight (10..1000)\n"
+			   "  --l3-cache-schema S, --mem-bw-schema S   Intel RDT: not supported\n"
+			   "  -h, --help                  print this help\n";
 
 /* The whole of FILE, or of stdin for "-": a linux.resources object. */
 #define RESOURCES_MAX (16u << 20)
@@ -42,9 +41,22 @@ static int read_input(const char *path, char **out, size_t *len, cv_error_t *err
 }
 
 enum {
-	O_BLKIO = CLI_LONG_ONLY, O_CPU_PERIOD, O_CPU_QUOTA, O_CPU_SHARE, O_CPU_RT_PERIOD,
-	O_CPU_RT_RUNTIME, O_CPUSET_CPUS, O_CPUSET_MEMS, O_KMEM, O_KMEM_TCP, O_MEMORY, O_MEM_RES,
-	O_MEM_SWAP, O_PIDS, O_L3, O_MBW,
+	O_BLKIO = CLI_LONG_ONLY,
+	O_CPU_PERIOD,
+	O_CPU_QUOTA,
+	O_CPU_SHARE,
+	O_CPU_RT_PERIOD,
+	O_CPU_RT_RUNTIME,
+	O_CPUSET_CPUS,
+	O_CPUSET_MEMS,
+	O_KMEM,
+	O_KMEM_TCP,
+	O_MEMORY,
+	O_MEM_RES,
+	O_MEM_SWAP,
+	O_PIDS,
+	O_L3,
+	O_MBW,
 };
 
 int cmd_update(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
@@ -79,25 +91,56 @@ int cmd_update(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	while ((c = cli_getopt(argc, argv, "+:r:h", opts)) != -1) {
 		const char **dst = NULL;
 		switch (c) {
-		case 'r': resources = optarg; continue;
-		case O_BLKIO: dst = &o.blkio_weight; break;
-		case O_CPU_PERIOD: dst = &o.cpu_period; break;
-		case O_CPU_QUOTA: dst = &o.cpu_quota; break;
-		case O_CPU_SHARE: dst = &o.cpu_shares; break;
-		case O_CPU_RT_PERIOD: dst = &o.cpu_rt_period; break;
-		case O_CPU_RT_RUNTIME: dst = &o.cpu_rt_runtime; break;
-		case O_CPUSET_CPUS: dst = &o.cpuset_cpus; break;
-		case O_CPUSET_MEMS: dst = &o.cpuset_mems; break;
-		case O_KMEM: dst = &o.kernel_memory; break;
-		case O_KMEM_TCP: dst = &o.kernel_memory_tcp; break;
-		case O_MEMORY: dst = &o.memory; break;
-		case O_MEM_RES: dst = &o.memory_reservation; break;
-		case O_MEM_SWAP: dst = &o.memory_swap; break;
-		case O_PIDS: dst = &o.pids_limit; break;
+		case 'r':
+			resources = optarg;
+			continue;
+		case O_BLKIO:
+			dst = &o.blkio_weight;
+			break;
+		case O_CPU_PERIOD:
+			dst = &o.cpu_period;
+			break;
+		case O_CPU_QUOTA:
+			dst = &o.cpu_quota;
+			break;
+		case O_CPU_SHARE:
+			dst = &o.cpu_shares;
+			break;
+		case O_CPU_RT_PERIOD:
+			dst = &o.cpu_rt_period;
+			break;
+		case O_CPU_RT_RUNTIME:
+			dst = &o.cpu_rt_runtime;
+			break;
+		case O_CPUSET_CPUS:
+			dst = &o.cpuset_cpus;
+			break;
+		case O_CPUSET_MEMS:
+			dst = &o.cpuset_mems;
+			break;
+		case O_KMEM:
+			dst = &o.kernel_memory;
+			break;
+		case O_KMEM_TCP:
+			dst = &o.kernel_memory_tcp;
+			break;
+		case O_MEMORY:
+			dst = &o.memory;
+			break;
+		case O_MEM_RES:
+			dst = &o.memory_reservation;
+			break;
+		case O_MEM_SWAP:
+			dst = &o.memory_swap;
+			break;
+		case O_PIDS:
+			dst = &o.pids_limit;
+			break;
 		case O_L3:
 		case O_MBW:
-			return cv_error_plain(err, EOPNOTSUPP, "update: --%s: Intel RDT (linux.intelRdt) is not supported by cvisor",
-					 c == O_L3 ? "l3-cache-schema" : "mem-bw-schema");
+			return cv_error_plain(err, EOPNOTSUPP,
+					      "update: --%s: Intel RDT (linux.intelRdt) is not supported by cvisor",
+					      c == O_L3 ? "l3-cache-schema" : "mem-bw-schema");
 		default:
 			return cli_option_error(cli, c, argv, help, err);
 		}

@@ -7,7 +7,7 @@
  * terminal: diagnostics go to the sink of cvisor_set_log_sink().
  *
  * Options structs (cvisor_context and every cvisor_*_options) start with
- * `struct_size`: set it to sizeof the struct you were compiled with. New
+ * `struct_size`: set it to sizeof(the) struct you were compiled with. New
  * fields are only ever appended, so a program built against an older header
  * keeps working (the fields it does not know read as zero). A struct_size
  * smaller than the first published version of the struct (0 included) is
@@ -110,9 +110,9 @@ void cvisor_set_log_sink(cvisor_log_fn sink, void *userdata, int max_level);
 /* Global settings, the runc global flags. */
 struct cvisor_context {
 	size_t struct_size;
-	const char *state_root;  /* --root; NULL = /run/cvisor (root) or $XDG_RUNTIME_DIR/cvisor */
-	bool systemd_cgroup;     /* --systemd-cgroup */
-	int rootless;            /* --rootless: -1 auto, 0 false, 1 true */
+	const char *state_root; /* --root; NULL = /run/cvisor (root) or $XDG_RUNTIME_DIR/cvisor */
+	bool systemd_cgroup;    /* --systemd-cgroup */
+	int rootless;           /* --rootless: -1 auto, 0 false, 1 true */
 	/* appended in 0.1.0: */
 	const char *helper_path; /* the cvisor binary that create/run/exec run
 				  * in a program embedding the library (see
@@ -122,23 +122,23 @@ struct cvisor_context {
 
 struct cvisor_create_options {
 	size_t struct_size;
-	const char *bundle;         /* NULL = current directory */
-	const char *config_path;    /* NULL = <bundle>/config.json */
+	const char *bundle;      /* NULL = current directory */
+	const char *config_path; /* NULL = <bundle>/config.json */
 	const char *pid_file;
 	const char *console_socket;
 	const char *pidfd_socket;
 	int preserve_fds;
 	bool no_pivot;
 	bool no_new_keyring;
-	bool keep;                  /* run: keep the container (stopped) after it exits */
+	bool keep; /* run: keep the container (stopped) after it exits */
 	/* appended in 0.1.0: */
-	int cancel_fd;              /* > 0: cancels create or run (see the top) */
+	int cancel_fd; /* > 0: cancels create or run (see the top) */
 };
 
 /* create: the container process is left blocked before execve. Cancelled
  * (cancel_fd), the container is deleted once its creation finished. */
-int cvisor_create(const struct cvisor_context *ctx, const char *id,
-		  const struct cvisor_create_options *opts, cvisor_error **err);
+int cvisor_create(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
+		  cvisor_error **err);
 int cvisor_start(const struct cvisor_context *ctx, const char *id, cvisor_error **err);
 
 /* run (`cvisor run`): create + start; unless `detach`, waits for the
@@ -147,20 +147,16 @@ int cvisor_start(const struct cvisor_context *ctx, const char *id, cvisor_error 
  * console socket and with process.terminal, the caller's terminal is used.
  * Cancelled (cancel_fd), the container's process is killed as soon as it
  * exists and the container deleted, keep or not. */
-int cvisor_container_run(const struct cvisor_context *ctx, const char *id,
-			 const struct cvisor_create_options *opts, bool detach,
-			 int *exit_status, cvisor_error **err);
+int cvisor_container_run(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
+			 bool detach, int *exit_status, cvisor_error **err);
 
-int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal,
-		bool all, cvisor_error **err);
+int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal, bool all, cvisor_error **err);
 /* force: kill a running container first, and succeed when there is no
  * container `id` (as runc: engines delete --force on cleanup paths). */
-int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force,
-		  cvisor_error **err);
+int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force, cvisor_error **err);
 
 /* The runtime-spec state JSON of one container (cvisor_free). */
-int cvisor_state_json(const struct cvisor_context *ctx, const char *id,
-		      char **json, cvisor_error **err);
+int cvisor_state_json(const struct cvisor_context *ctx, const char *id, char **json, cvisor_error **err);
 
 struct cvisor_container_info {
 	char *id;
@@ -170,8 +166,7 @@ struct cvisor_container_info {
 	char *created;
 	char *owner;
 };
-int cvisor_list(const struct cvisor_context *ctx, struct cvisor_container_info **out,
-		size_t *n, cvisor_error **err);
+int cvisor_list(const struct cvisor_context *ctx, struct cvisor_container_info **out, size_t *n, cvisor_error **err);
 void cvisor_container_info_free(struct cvisor_container_info *v, size_t n);
 /* `cvisor list --format json`: a JSON array of the containers' state
  * documents (those of cvisor_state_json; cvisor_free, no trailing newline).
@@ -180,14 +175,14 @@ int cvisor_list_json(const struct cvisor_context *ctx, char **json, cvisor_error
 
 struct cvisor_exec_options {
 	size_t struct_size;
-	const char *process_path;   /* --process FILE.json; else the fields below */
-	char *const *args;          /* NULL-terminated */
-	char *const *env;           /* added to / overriding the container's env */
+	const char *process_path; /* --process FILE.json; else the fields below */
+	char *const *args;        /* NULL-terminated */
+	char *const *env;         /* added to / overriding the container's env */
 	const char *cwd;
-	const char *user;           /* "uid[:gid]" */
+	const char *user; /* "uid[:gid]" */
 	const gid_t *additional_gids;
 	size_t additional_gids_len;
-	char *const *caps;          /* added to bounding, effective, permitted, ambient */
+	char *const *caps; /* added to bounding, effective, permitted, ambient */
 	bool tty;
 	bool no_new_privs;
 	bool detach;
@@ -198,20 +193,18 @@ struct cvisor_exec_options {
 	const char *apparmor;
 	const char *process_label;
 	/* appended in 0.1.0: */
-	int cancel_fd;              /* > 0: cancels the exec (see the top) */
+	int cancel_fd; /* > 0: cancels the exec (see the top) */
 };
 /* exec (`cvisor exec`): unless opts->detach, waits for the process and
  * stores its exit status in *exit_status. Cancelled (cancel_fd), the
  * process is killed as soon as it exists (the container goes on). */
-int cvisor_exec(const struct cvisor_context *ctx, const char *id,
-		const struct cvisor_exec_options *opts, int *exit_status,
-		cvisor_error **err);
+int cvisor_exec(const struct cvisor_context *ctx, const char *id, const struct cvisor_exec_options *opts,
+		int *exit_status, cvisor_error **err);
 
 int cvisor_pause(const struct cvisor_context *ctx, const char *id, cvisor_error **err);
 int cvisor_resume(const struct cvisor_context *ctx, const char *id, cvisor_error **err);
 /* Host pids of every process in the container's cgroup (cvisor_free). */
-int cvisor_pids(const struct cvisor_context *ctx, const char *id, pid_t **pids,
-		size_t *n, cvisor_error **err);
+int cvisor_pids(const struct cvisor_context *ctx, const char *id, pid_t **pids, size_t *n, cvisor_error **err);
 
 /* update: applies a runtime-spec linux.resources JSON object (what
  * `runc update --resources` and containerd send) to the container's cgroup.
@@ -229,14 +222,13 @@ struct cvisor_update_options {
 	const char *cpuset_cpus, *cpuset_mems;
 	const char *pids_limit, *blkio_weight;
 };
-int cvisor_update(const struct cvisor_context *ctx, const char *id,
-		  const struct cvisor_update_options *opts, cvisor_error **err);
+int cvisor_update(const struct cvisor_context *ctx, const char *id, const struct cvisor_update_options *opts,
+		  cvisor_error **err);
 
 /* One statistics event in runc's schema (cvisor_free; no trailing newline):
  * {"type":"stats","id":ID,"data":{"cpu":...,"memory":...,"pids":...,
  * "blkio":...,"hugetlb":...}}. */
-int cvisor_stats(const struct cvisor_context *ctx, const char *id, char **json,
-		 cvisor_error **err);
+int cvisor_stats(const struct cvisor_context *ctx, const char *id, char **json, cvisor_error **err);
 
 /* events: calls `cb` with one JSON event line at a time (a stats event every
  * interval, an {"type":"oom","id":ID} event per OOM) until the container
@@ -247,11 +239,10 @@ struct cvisor_events_options {
 	size_t struct_size;
 	uint64_t interval_ms; /* 0 = 5000 */
 	/* appended in 0.1.0: */
-	int cancel_fd;        /* > 0: cancels the call (see the top) */
+	int cancel_fd; /* > 0: cancels the call (see the top) */
 };
-int cvisor_events(const struct cvisor_context *ctx, const char *id,
-		  const struct cvisor_events_options *opts, cvisor_event_cb cb,
-		  void *userdata, cvisor_error **err);
+int cvisor_events(const struct cvisor_context *ctx, const char *id, const struct cvisor_events_options *opts,
+		  cvisor_event_cb cb, void *userdata, cvisor_error **err);
 
 /* The runtime-spec version of the config.json this library reads and writes
  * (tests/unit/test_copies checks it against the library's own). */
@@ -270,7 +261,7 @@ int cvisor_events(const struct cvisor_context *ctx, const char *id,
  * the file then fails. */
 struct cvisor_spec_options {
 	size_t struct_size;
-	const char *bundle;      /* NULL = current directory */
+	const char *bundle; /* NULL = current directory */
 	bool rootless;
 	const char *policy_path; /* a sandbox policy (see cvisor_do), or NULL */
 };

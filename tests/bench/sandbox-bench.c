@@ -42,8 +42,8 @@ static double spawn_wait(char *const *argv)
 	pid_t pid;
 	int st;
 	double a = now_ms();
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0 || waitpid(pid, &st, 0) < 0 ||
-	    !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
 		fprintf(stderr, "sandbox-bench: %s failed\n", argv[0]);
 		exit(1);
 	}
@@ -60,9 +60,26 @@ int main(int argc, char **argv)
 	if (rounds < 1 || rounds > 100000)
 		return 2;
 	char *do_argv[] = { argv[2], "do", "--network", "none", "--", "true", NULL };
-	char *bwrap_argv[] = { "bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-			       "--unshare-uts", "--tmpfs", "/tmp", "--tmpfs", "/run", "--proc", "/proc", "--dev",
-			       "/dev", "--cap-drop", "ALL", "true", NULL };
+	char *bwrap_argv[] = { "bwrap",
+			       "--ro-bind",
+			       "/",
+			       "/",
+			       "--unshare-pid",
+			       "--unshare-net",
+			       "--unshare-ipc",
+			       "--unshare-uts",
+			       "--tmpfs",
+			       "/tmp",
+			       "--tmpfs",
+			       "/run",
+			       "--proc",
+			       "/proc",
+			       "--dev",
+			       "/dev",
+			       "--cap-drop",
+			       "ALL",
+			       "true",
+			       NULL };
 	const char *true_argv[] = { "true", NULL };
 	const char *names[] = { "cvisor_run", "session-1st-byte", "cvisor-do", "bwrap" };
 	double *t[4];

@@ -23,77 +23,66 @@
 #include <time.h>
 #include <unistd.h>
 
-static long long
-now_ns (void)
+static long long now_ns(void)
 {
-  struct timespec ts;
+	struct timespec ts;
 
-  if (clock_gettime (CLOCK_MONOTONIC, &ts) < 0)
-    {
-      perror ("bench-timer: clock_gettime");
-      exit (125);
-    }
-  return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0) {
+		perror("bench-timer: clock_gettime");
+		exit(125);
+	}
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-int
-main (int argc, char **argv)
+int main(int argc, char **argv)
 {
-  struct rusage ru;
-  long long t0, t1;
-  int status, code, fd;
-  pid_t pid;
-  char line[128];
-  int len;
+	struct rusage ru;
+	long long t0, t1;
+	int status, code, fd;
+	pid_t pid;
+	char line[128];
+	int len;
 
-  if (argc < 3)
-    {
-      fprintf (stderr, "usage: bench-timer OUTFILE COMMAND [ARG]...\n");
-      return 125;
-    }
+	if (argc < 3) {
+		fprintf(stderr, "usage: bench-timer OUTFILE COMMAND [ARG]...\n");
+		return 125;
+	}
 
-  /* Open the result file first so a bad path fails before the command runs. */
-  fd = open (argv[1], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0)
-    {
-      fprintf (stderr, "bench-timer: open `%s`: %s\n", argv[1], strerror (errno));
-      return 125;
-    }
+	/* Open the result file first so a bad path fails before the command runs. */
+	fd = open(argv[1], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "bench-timer: open `%s`: %s\n", argv[1], strerror(errno));
+		return 125;
+	}
 
-  t0 = now_ns ();
-  pid = fork ();
-  if (pid < 0)
-    {
-      perror ("bench-timer: fork");
-      return 125;
-    }
-  if (pid == 0)
-    {
-      execvp (argv[2], argv + 2);
-      fprintf (stderr, "bench-timer: execute `%s`: %s\n", argv[2], strerror (errno));
-      _exit (127);
-    }
-  while (wait4 (pid, &status, 0, &ru) < 0)
-    {
-      if (errno != EINTR)
-        {
-          perror ("bench-timer: wait4");
-          return 125;
-        }
-    }
-  t1 = now_ns ();
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0) {
+		perror("bench-timer: fork");
+		return 125;
+	}
+	if (pid == 0) {
+		execvp(argv[2], argv + 2);
+		fprintf(stderr, "bench-timer: execute `%s`: %s\n", argv[2], strerror(errno));
+		_exit(127);
+	}
+	while (wait4(pid, &status, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			perror("bench-timer: wait4");
+			return 125;
+		}
+	}
+	t1 = now_ns();
 
-  code = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-  len = snprintf (line, sizeof line, "%lld %ld %d\n", t1 - t0, ru.ru_maxrss, code);
-  if (len < 0 || write (fd, line, (size_t) len) != len)
-    {
-      fprintf (stderr, "bench-timer: write `%s`: %s\n", argv[1], strerror (errno));
-      return 125;
-    }
-  if (close (fd) < 0)
-    {
-      fprintf (stderr, "bench-timer: close `%s`: %s\n", argv[1], strerror (errno));
-      return 125;
-    }
-  return code;
+	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	len = snprintf(line, sizeof(line), "%lld %ld %d\n", t1 - t0, ru.ru_maxrss, code);
+	if (len < 0 || write(fd, line, (size_t)len) != len) {
+		fprintf(stderr, "bench-timer: write `%s`: %s\n", argv[1], strerror(errno));
+		return 125;
+	}
+	if (close(fd) < 0) {
+		fprintf(stderr, "bench-timer: close `%s`: %s\n", argv[1], strerror(errno));
+		return 125;
+	}
+	return code;
 }

@@ -64,7 +64,9 @@ __attribute__((format(printf, 2, 3))) static bool check(bool pass, const char *f
 
 static struct cvisor_context context(void)
 {
-	struct cvisor_context c = { .struct_size = sizeof(c), .state_root = root, .rootless = -1,
+	struct cvisor_context c = { .struct_size = sizeof(c),
+				    .state_root = root,
+				    .rootless = -1,
 				    .helper_path = helper };
 	return c;
 }
@@ -363,7 +365,8 @@ static void sockets(void)
 		long pid = p ? strtol(p + strcspn(p, "0123456789"), NULL, 10) : -1;
 		char want[32];
 		snprintf(want, sizeof(want), "Pid:\t%ld\n", pid);
-		check(pidfd >= 0 && strstr(buf, want), "the pidfd socket got a pidfd of the container's process (%ld)", pid);
+		check(pidfd >= 0 && strstr(buf, want), "the pidfd socket got a pidfd of the container's process (%ld)",
+		      pid);
 		cvisor_free(json);
 	}
 	if (pidfd >= 0)
@@ -373,7 +376,10 @@ static void sockets(void)
 	snprintf(path, sizeof(path), "%s.console.sock", root);
 	lfd = listen_at(path);
 	char *const hello[] = { "sh", "-c", "echo hello-tty", NULL };
-	struct cvisor_exec_options xo = { .struct_size = sizeof(xo), .args = hello, .tty = true, .detach = true,
+	struct cvisor_exec_options xo = { .struct_size = sizeof(xo),
+					  .args = hello,
+					  .tty = true,
+					  .detach = true,
 					  .console_socket = path };
 	int status = -1;
 	e = NULL;
@@ -444,8 +450,8 @@ static void errors_and_options(void)
 	buf[n > 0 ? n : 0] = '\0';
 	close(pipefd[0]);
 	if (succeeded(r, e, "exec --preserve-fds 1"))
-		check(status == 0 && strcmp(buf, "through-fd-3\n") == 0, "preserve_fds passes fd 3 (%d, \"%s\")", status,
-		      buf);
+		check(status == 0 && strcmp(buf, "through-fd-3\n") == 0, "preserve_fds passes fd 3 (%d, \"%s\")",
+		      status, buf);
 	xo.preserve_fds = 1; /* fd 3 is closed now */
 	e = NULL;
 	r = cvisor_exec(&c, id, &xo, &status, &e);
@@ -475,7 +481,8 @@ static void errors_and_options(void)
 	struct cvisor_create_options zero = { 0 };
 	e = NULL;
 	r = cvisor_create(&c, id, &zero, &e);
-	failed_with(r, e, EINVAL, "struct cvisor_create_options: struct_size 0 is smaller", "create with struct_size 0");
+	failed_with(r, e, EINVAL, "struct cvisor_create_options: struct_size 0 is smaller",
+		    "create with struct_size 0");
 	struct cvisor_context c0 = c;
 	c0.struct_size = 4;
 	char *json = NULL;

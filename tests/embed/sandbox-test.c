@@ -213,12 +213,12 @@ int main(int argc, char **argv)
 	struct caller_state start;
 	caller_state(&start);
 
-#define NEED(k)                                                                  \
-	do {                                                                     \
-		if (i + (k) >= argc) {                                           \
-			fprintf(stderr, "sandbox-test: %s needs %d arguments\n", op, k); \
-			return 2;                                                \
-		}                                                                \
+#define NEED(k)                                                                                                        \
+	do {                                                                                                           \
+		if (i + (k) >= argc) {                                                                                 \
+			fprintf(stderr, "sandbox-test: %s needs %d arguments\n", op, k);                               \
+			return 2;                                                                                      \
+		}                                                                                                      \
 	} while (0)
 #define SB (cur >= 0 ? sbs[cur] : NULL)
 	for (int i = 1; i < argc; i++) {
@@ -289,7 +289,8 @@ int main(int argc, char **argv)
 			printf("report=%s\n", last_report ? last_report : "");
 		} else if (strcmp(op, "write") == 0) {
 			NEED(2);
-			rc(cvisor_sandbox_write_file(SB, argv[i + 1], (const uint8_t *)argv[i + 2], strlen(argv[i + 2])));
+			rc(cvisor_sandbox_write_file(SB, argv[i + 1], (const uint8_t *)argv[i + 2],
+						     strlen(argv[i + 2])));
 			i += 2;
 		} else if (strcmp(op, "read") == 0) {
 			NEED(1);
@@ -309,8 +310,8 @@ int main(int argc, char **argv)
 			i += 2;
 		} else if (strcmp(op, "csave") == 0 || strcmp(op, "crestore") == 0) {
 			NEED(4);
-			int (*f)(CvisorSandbox *, const char *, const char *, const char *, const char *) =
-				op[1] == 's' ? cvisor_cache_save : cvisor_cache_restore;
+			int (*f)(CvisorSandbox *, const char *, const char *, const char *,
+				 const char *) = op[1] == 's' ? cvisor_cache_save : cvisor_cache_restore;
 			rc(f(SB, argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]));
 			i += 4;
 		} else if (strcmp(op, "sess") == 0) {
@@ -337,7 +338,8 @@ int main(int argc, char **argv)
 			cvisor_session_kill(s);
 		} else if (strcmp(op, "sout") == 0 || strcmp(op, "serr") == 0) {
 			size_t n = 0;
-			uint8_t *b = op[1] == 'o' ? cvisor_session_read_stdout(s, &n) : cvisor_session_read_stderr(s, &n);
+			uint8_t *b = op[1] == 'o' ? cvisor_session_read_stdout(s, &n)
+						  : cvisor_session_read_stderr(s, &n);
 			show_bytes(op, b, n);
 		} else if (strcmp(op, "sfree") == 0) {
 			cvisor_session_free(s);

@@ -44,8 +44,8 @@ static void setup(void)
 	char tmpl[] = "/tmp/fuzz_archive.XXXXXX";
 	if (!mkdtemp(tmpl))
 		abort();
-	snprintf(box, sizeof box, "%s", tmpl);
-	snprintf(target, sizeof target, "%s/t", tmpl);
+	snprintf(box, sizeof(box), "%s", tmpl);
+	snprintf(target, sizeof(target), "%s/t", tmpl);
 	atexit(cleanup_work);
 	if ((input = memfd_create("fuzz_archive", MFD_CLOEXEC)) < 0)
 		abort();

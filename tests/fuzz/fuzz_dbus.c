@@ -58,8 +58,9 @@ static void reader(const uint8_t *data, size_t size)
 		return;
 	}
 	const struct cv_dbus_header *h = &m.h;
-	const char *strs[] = { h->path, h->interface, h->member, h->error_name, h->destination, h->sender,
-			       h->signature };
+	const char *strs[] = {
+		h->path, h->interface, h->member, h->error_name, h->destination, h->sender, h->signature
+	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		inside(&m, strs[i]);
 
@@ -73,15 +74,33 @@ static void reader(const uint8_t *data, size_t size)
 		bool b = false;
 		int r;
 		switch (i) {
-		case 0: r = cv_dbus_read(&m, sigs[i], &err, &s[0]); break;
-		case 1: r = cv_dbus_read(&m, sigs[i], &err, &s[0]); break;
-		case 2: r = cv_dbus_read(&m, sigs[i], &err, &u, &s[0], &s[1], &s[2]); break;
-		case 3: r = cv_dbus_read(&m, sigs[i], &err, &u); break;
-		case 4: r = cv_dbus_read(&m, sigs[i], &err, &y); break;
-		case 5: r = cv_dbus_read(&m, sigs[i], &err, &t); break;
-		case 6: r = cv_dbus_read(&m, sigs[i], &err, &s[0]); break;
-		case 7: r = cv_dbus_read(&m, sigs[i], &err, &b); break;
-		default: r = cv_dbus_read(&m, sigs[i], &err, &s[0], &s[1]); break;
+		case 0:
+			r = cv_dbus_read(&m, sigs[i], &err, &s[0]);
+			break;
+		case 1:
+			r = cv_dbus_read(&m, sigs[i], &err, &s[0]);
+			break;
+		case 2:
+			r = cv_dbus_read(&m, sigs[i], &err, &u, &s[0], &s[1], &s[2]);
+			break;
+		case 3:
+			r = cv_dbus_read(&m, sigs[i], &err, &u);
+			break;
+		case 4:
+			r = cv_dbus_read(&m, sigs[i], &err, &y);
+			break;
+		case 5:
+			r = cv_dbus_read(&m, sigs[i], &err, &t);
+			break;
+		case 6:
+			r = cv_dbus_read(&m, sigs[i], &err, &s[0]);
+			break;
+		case 7:
+			r = cv_dbus_read(&m, sigs[i], &err, &b);
+			break;
+		default:
+			r = cv_dbus_read(&m, sigs[i], &err, &s[0], &s[1]);
+			break;
 		}
 		if (r < 0) {
 			refused(&err);
@@ -107,9 +126,9 @@ static void reader(const uint8_t *data, size_t size)
 		if (cv_dbus_parse(copy, out.len, &m2, &err) < 0)
 			abort();
 		if (m2.h.type != h->type || m2.h.serial != h->serial || m2.h.reply_serial != h->reply_serial ||
-		    !same(m2.h.path, h->path) || !same(m2.h.interface, h->interface) ||
-		    !same(m2.h.member, h->member) || !same(m2.h.error_name, h->error_name) ||
-		    !same(m2.h.destination, h->destination) || !same(m2.h.sender, h->sender))
+		    !same(m2.h.path, h->path) || !same(m2.h.interface, h->interface) || !same(m2.h.member, h->member) ||
+		    !same(m2.h.error_name, h->error_name) || !same(m2.h.destination, h->destination) ||
+		    !same(m2.h.sender, h->sender))
 			abort();
 		cv_dbus_message_clear(&m2);
 	} else {

@@ -21,8 +21,25 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const fixed[] = {
-	"a", "a/b", "a/b/c", "d", "d/e", "d/e/f", "d/e/f/g.o", "d/e/x.log", "x.tmp", ".env", "node_modules/m/i.js",
-	"build/out", "#x", "!x", "a b", "a\\b", "[x]", "d/e/**", "src/d/e/f",
+	"a",
+	"a/b",
+	"a/b/c",
+	"d",
+	"d/e",
+	"d/e/f",
+	"d/e/f/g.o",
+	"d/e/x.log",
+	"x.tmp",
+	".env",
+	"node_modules/m/i.js",
+	"build/out",
+	"#x",
+	"!x",
+	"a b",
+	"a\\b",
+	"[x]",
+	"d/e/**",
+	"src/d/e/f",
 };
 
 static void check(const cv_ignore *once, const cv_ignore *twice, bool docker, const char *path)
@@ -65,8 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* a file not ending in a newline would run into the copy's first line */
 	if (cv_ignore_add(twice, dir, text, len, kind, &err) < 0 ||
-	    cv_ignore_add(twice, dir, "\n", 1, kind, &err) < 0 ||
-	    cv_ignore_add(twice, dir, text, len, kind, &err) < 0)
+	    cv_ignore_add(twice, dir, "\n", 1, kind, &err) < 0 || cv_ignore_add(twice, dir, text, len, kind, &err) < 0)
 		abort();
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)

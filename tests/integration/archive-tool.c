@@ -110,7 +110,7 @@ static int do_cache(bool put, int argc, char **argv, cv_error_t *err)
 		return r;
 	char buf[65536];
 	ssize_t n;
-	while ((n = read(fd, buf, sizeof buf)) > 0)
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		if ((r = cv_write_all(STDOUT_FILENO, buf, n)) < 0)
 			return cv_error(err, -r, "write stdout");
 	return n < 0 ? cv_error_errno(err, "read the cache entry") : 0;

@@ -29,10 +29,10 @@ static int write_map(pid_t pid, const char *file, const oci_id_mappings *m)
 {
 	char path[64], buf[4096];
 	size_t n = 0;
-	for (size_t i = 0; i < m->len && n < sizeof buf; i++)
-		n += (size_t)snprintf(buf + n, sizeof buf - n, "%u %u %u\n", m->v[i].container_id, m->v[i].host_id,
+	for (size_t i = 0; i < m->len && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%u %u %u\n", m->v[i].container_id, m->v[i].host_id,
 				      m->v[i].size);
-	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, buf, n) != (ssize_t)n) {
 		perror(path);
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	cleanup_error cv_error_t err = NULL;
 	oci_spec *spec = NULL;
 	char cfgpath[PATH_MAX], rootfs[PATH_MAX], tmp[PATH_MAX * 2];
-	snprintf(cfgpath, sizeof cfgpath, "%s/config.json", argv[i]);
+	snprintf(cfgpath, sizeof(cfgpath), "%s/config.json", argv[i]);
 	if (oci_spec_load(cfgpath, &spec, &err) < 0) {
 		fprintf(stderr, "fs-run: %s\n", err->msg);
 		return 125;
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 		perror("fs-run: chdir bundle");
 		return 125;
 	}
-	snprintf(tmp, sizeof tmp, "%s", spec->root->path);
+	snprintf(tmp, sizeof(tmp), "%s", spec->root->path);
 	if (!realpath(tmp, rootfs)) {
 		perror("fs-run: rootfs");
 		return 125;

@@ -38,7 +38,7 @@ static int print_entry(void *arg, int parent_fd, const char *name, const char *r
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.sep = '\n'};
+	struct opts o = { .sep = '\n' };
 	cv_error_t err = NULL;
 	int i = 1;
 

@@ -30,7 +30,7 @@ static void on_child(int sig)
 
 static int handle(int sig, void (*fn)(int))
 {
-	struct sigaction sa = {.sa_handler = fn, .sa_flags = SA_RESTART};
+	struct sigaction sa = { .sa_handler = fn, .sa_flags = SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(sig, &sa, NULL) < 0) {
 		fprintf(stderr, "pause: sigaction %s: %s\n", strsignal(sig), strerror(errno));

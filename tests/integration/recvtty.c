@@ -65,8 +65,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct iovec iov = { name, sizeof(name) - 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
-			     .msg_controllen = sizeof(u.b) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b) };
 	ssize_t n = recvmsg(c, &mh, MSG_CMSG_CLOEXEC);
 	if (n < 0) {
 		perror("recvtty: recvmsg");

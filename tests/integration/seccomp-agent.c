@@ -36,7 +36,9 @@ int main(int argc, char **argv)
 		struct cmsghdr align;
 	} control;
 	struct iovec iov = { .iov_base = msg, .iov_len = sizeof(msg) - 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control.buf,
 			     .msg_controllen = sizeof(control.buf) };
 	struct cmsghdr *cm;
 	int lsock, conn, nfd = -1, answer, out;

@@ -61,7 +61,8 @@ int main(int argc, char **argv)
 		for (int i = 1; i < argc; i++) {
 			char *data = NULL;
 			size_t len;
-			if (cv_read_file_at(AT_FDCWD, argv[i], OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len, &err) < 0) {
+			if (cv_read_file_at(AT_FDCWD, argv[i], OCI_JSON_MAX_SIZE, CV_READ_REGULAR, &data, &len, &err) <
+			    0) {
 				fprintf(stderr, "%s\n", err->msg);
 				return 1;
 			}

@@ -48,7 +48,7 @@ static int log_props(sd_bus_message *m)
 			const uint32_t *a;
 			size_t n;
 			r = sd_bus_message_read_array(m, 'u', (const void **)&a, &n);
-			for (size_t i = 0; r >= 0 && i < n / sizeof *a; i++)
+			for (size_t i = 0; r >= 0 && i < n / sizeof(*a); i++)
 				fprintf(call_log, " %" PRIu32, a[i]);
 		} else if (strcmp(sig, "ay") == 0) {
 			const uint8_t *a;
@@ -74,8 +74,8 @@ static int job_removed(sd_bus *b)
 				   "uoss", 100000 + next_job, "/org/freedesktop/systemd1/job/100000", "other.service",
 				   "failed");
 	if (r >= 0)
-		r = sd_bus_emit_signal(b, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-				       "JobRemoved", "uoss", next_job, pending_job, pending_unit, pending_result);
+		r = sd_bus_emit_signal(b, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "JobRemoved",
+				       "uoss", next_job, pending_job, pending_unit, pending_result);
 	next_job++;
 	pending_unit = NULL;
 	return r;
@@ -86,9 +86,9 @@ static int reply_job(sd_bus_message *m, const char *unit, const char *result)
 	static char unit_copy[256];
 	int r;
 
-	snprintf(unit_copy, sizeof unit_copy, "%s", unit);
-	snprintf(pending_job, sizeof pending_job, "/org/freedesktop/systemd1/job/%" PRIu32, next_job);
-	snprintf(pending_result, sizeof pending_result, "%s", result);
+	snprintf(unit_copy, sizeof(unit_copy), "%s", unit);
+	snprintf(pending_job, sizeof(pending_job), "/org/freedesktop/systemd1/job/%" PRIu32, next_job);
+	snprintf(pending_result, sizeof(pending_result), "%s", result);
 	pending_unit = unit_copy;
 	if (strcmp(unit, "early.scope") == 0 && (r = job_removed(sd_bus_message_get_bus(m))) < 0)
 		return r;

@@ -11,8 +11,8 @@
 
 static int tap_count, tap_failures;
 
-static inline __attribute__((format(printf, 4, 0))) bool tap_vok(bool pass, const char *file, int line,
-								 const char *fmt, va_list ap)
+static inline __attribute__((format(printf, 4, 0))) bool tap_vok(bool pass, const char *file, int line, const char *fmt,
+								 va_list ap)
 {
 	tap_count++;
 	printf("%sok %d - ", pass ? "" : "not ", tap_count);
@@ -26,8 +26,8 @@ static inline __attribute__((format(printf, 4, 0))) bool tap_vok(bool pass, cons
 	return pass;
 }
 
-static inline __attribute__((format(printf, 4, 5))) bool tap_ok(bool pass, const char *file, int line,
-								 const char *fmt, ...)
+static inline __attribute__((format(printf, 4, 5))) bool tap_ok(bool pass, const char *file, int line, const char *fmt,
+								...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -36,9 +36,8 @@ static inline __attribute__((format(printf, 4, 5))) bool tap_ok(bool pass, const
 	return r;
 }
 
-static inline __attribute__((format(printf, 5, 6))) bool tap_is_str(const char *got, const char *want,
-								     const char *file, int line,
-								     const char *fmt, ...)
+static inline __attribute__((format(printf, 5, 6))) bool tap_is_str(const char *got, const char *want, const char *file,
+								    int line, const char *fmt, ...)
 {
 	bool pass = got && want && strcmp(got, want) == 0; /* NULL never matches */
 	va_list ap;

@@ -100,7 +100,7 @@ static void test_error(void)
 static int tmpfile_with(const char *name, const char *data, size_t len)
 {
 	char path[256];
-	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || cv_write_all(fd, data, len) < 0)
 		return -1;
@@ -132,22 +132,24 @@ static void test_read_buf(void)
 	ok(pipe2(p, O_CLOEXEC) == 0, "pipe");
 	ok(write(p[1], "abc", 3) == 3, "write 3 bytes");
 	close(p[1]);
-	ok(cv_read_buf(p[0], buf, sizeof buf) == 3 && strcmp(buf, "abc") == 0, "cv_read_buf reads to EOF, NUL-terminated");
+	ok(cv_read_buf(p[0], buf, sizeof(buf)) == 3 && strcmp(buf, "abc") == 0,
+	   "cv_read_buf reads to EOF, NUL-terminated");
 	close(p[0]);
 
 	ok(pipe2(p, O_CLOEXEC) == 0 && write(p[1], "1234567", 7) == 7, "7 bytes for an 8-byte buffer");
 	close(p[1]);
-	ok(cv_read_buf(p[0], buf, sizeof buf) == 7 && strcmp(buf, "1234567") == 0, "exactly SIZE - 1 bytes fit");
+	ok(cv_read_buf(p[0], buf, sizeof(buf)) == 7 && strcmp(buf, "1234567") == 0, "exactly SIZE - 1 bytes fit");
 	close(p[0]);
 
 	ok(pipe2(p, O_CLOEXEC) == 0 && write(p[1], "12345678", 8) == 8, "8 bytes for an 8-byte buffer");
 	close(p[1]);
-	ok(cv_read_buf(p[0], buf, sizeof buf) == -EFBIG, "one byte more: -EFBIG, not a silent truncation");
+	ok(cv_read_buf(p[0], buf, sizeof(buf)) == -EFBIG, "one byte more: -EFBIG, not a silent truncation");
 	close(p[0]);
 
-	ok(cv_read_buf_at(AT_FDCWD, "/nonexistent/x", buf, sizeof buf) == -ENOENT, "cv_read_buf_at: -errno of the open");
+	ok(cv_read_buf_at(AT_FDCWD, "/nonexistent/x", buf, sizeof(buf)) == -ENOENT,
+	   "cv_read_buf_at: -errno of the open");
 	char status[4096];
-	ssize_t n = cv_read_buf_at(AT_FDCWD, "/proc/self/status", status, sizeof status);
+	ssize_t n = cv_read_buf_at(AT_FDCWD, "/proc/self/status", status, sizeof(status));
 	ok(n > 0 && strstr(status, "Pid:") != NULL, "cv_read_buf_at reads a procfs file (size 0 in stat)");
 }
 
@@ -183,12 +185,13 @@ static void test_read_file(void)
 	       "the message names the path");
 	cv_error_release(&err);
 
-	ok(cv_read_file_at(AT_FDCWD, tmpdir, 16, CV_READ_REGULAR, &data, &len, &err) < 0 && err, "a directory is refused");
+	ok(cv_read_file_at(AT_FDCWD, tmpdir, 16, CV_READ_REGULAR, &data, &len, &err) < 0 && err,
+	   "a directory is refused");
 	ok(err && strstr(err->msg, ": not a regular file"), "... as not a regular file: %s", err ? err->msg : "");
 	cv_error_release(&err);
 
 	char fifo[256];
-	snprintf(fifo, sizeof fifo, "%s/fifo", tmpdir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
 	ok(mkfifo(fifo, 0600) == 0, "a FIFO");
 	/* no writer: a blocking open would hang here */
 	ok(cv_read_file_at(AT_FDCWD, fifo, 16, CV_READ_REGULAR, &data, &len, &err) < 0 && err &&
@@ -197,7 +200,7 @@ static void test_read_file(void)
 	cv_error_release(&err);
 
 	char link[256];
-	snprintf(link, sizeof link, "%s/link", tmpdir);
+	snprintf(link, sizeof(link), "%s/link", tmpdir);
 	ok(symlink("sixteen", link) == 0, "a symlink to the 16-byte file");
 	ok(cv_read_file_at(dfd, "link", 16, 0, &data, &len, &err) == 0 && len == 16, "followed by default");
 	free(data);
@@ -240,7 +243,8 @@ static void test_read_file(void)
 	data = NULL;
 	ok(cv_read_fd(p[0], "the pipe", 65536, &data, &len, &err) < 0 && err && err->errnum == EFBIG && !data,
 	   "cv_read_fd: a pipe over the limit is refused");
-	is_str(err ? err->msg : NULL, "the pipe: too large (the limit is 64 KiB)", "the message names WHAT and the limit");
+	is_str(err ? err->msg : NULL, "the pipe: too large (the limit is 64 KiB)",
+	       "the message names WHAT and the limit");
 	cv_error_release(&err);
 	close(p[0]);
 	waitpid(pid, NULL, 0); /* the writer got EPIPE */
@@ -301,7 +305,8 @@ static void test_interrupted(void)
 		size_t n = 0;
 		close(p[1]);
 		usleep(100000);
-		_exit(cv_read_fd(p[0], "pipe", big, &got, &n, NULL) == 0 && n == big && memcmp(got, src, big) == 0 ? 0 : 1);
+		_exit(cv_read_fd(p[0], "pipe", big, &got, &n, NULL) == 0 && n == big && memcmp(got, src, big) == 0 ? 0
+														   : 1);
 	}
 	close(p[0]);
 	alarms = 0;
@@ -310,8 +315,8 @@ static void test_interrupted(void)
 	setitimer(ITIMER_REAL, &stop, NULL);
 	close(p[1]);
 	waitpid(pid, &status, 0);
-	ok(r == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "cv_write_all delivers every byte through %d interrupts",
-	   (int)alarms);
+	ok(r == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "cv_write_all delivers every byte through %d interrupts", (int)alarms);
 	ok(alarms > 0, "the write was interrupted");
 	sigaction(SIGALRM, &old, NULL);
 
@@ -332,40 +337,41 @@ static void test_write_atomic(void)
 	struct stat st;
 	char buf[64];
 
-	snprintf(dir, sizeof dir, "%s/atomic", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/atomic", tmpdir);
 	ok(mkdir(dir, 0700) == 0, "a directory");
 	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	umask(022);
 
 	ok(cv_write_file_atomic(dfd, "state.json", "{\"a\":1}", 7, 0600, &err) == 0, "a new file");
-	snprintf(path, sizeof path, "%s/state.json", dir);
-	ok(cv_read_buf_at(AT_FDCWD, path, buf, sizeof buf) == 7 && strcmp(buf, "{\"a\":1}") == 0, "holds the data");
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	ok(cv_read_buf_at(AT_FDCWD, path, buf, sizeof(buf)) == 7 && strcmp(buf, "{\"a\":1}") == 0, "holds the data");
 	ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600, "with the mode asked for (%o)", st.st_mode & 07777);
 	ok(cv_write_file_atomic(dfd, "state.json", "{}", 2, 0644, &err) == 0, "replaced");
-	ok(cv_read_buf_at(AT_FDCWD, path, buf, sizeof buf) == 2 && strcmp(buf, "{}") == 0, "holds the new data only");
+	ok(cv_read_buf_at(AT_FDCWD, path, buf, sizeof(buf)) == 2 && strcmp(buf, "{}") == 0, "holds the new data only");
 	ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644, "the new file's mode (%o)", st.st_mode & 07777);
 	ok(count_dir(dir) == 1, "no temporary file left behind");
 
 	/* a symlink in its place is replaced, never followed */
 	char outside[512], link[512];
-	snprintf(outside, sizeof outside, "%s/outside", tmpdir);
-	snprintf(link, sizeof link, "%s/pid", dir);
+	snprintf(outside, sizeof(outside), "%s/outside", tmpdir);
+	snprintf(link, sizeof(link), "%s/pid", dir);
 	ok(tmpfile_with("outside", "keep", 4) == 0 && symlink(outside, link) == 0, "a symlink to a file outside");
 	ok(cv_write_file_atomic(dfd, "pid", "42", 2, 0644, &err) == 0, "written over the symlink");
 	ok(lstat(link, &st) == 0 && S_ISREG(st.st_mode), "the symlink itself was replaced by the file");
-	ok(cv_read_buf_at(AT_FDCWD, outside, buf, sizeof buf) == 4 && strcmp(buf, "keep") == 0, "its target untouched");
+	ok(cv_read_buf_at(AT_FDCWD, outside, buf, sizeof(buf)) == 4 && strcmp(buf, "keep") == 0,
+	   "its target untouched");
 
 	ok(cv_write_file_atomic(dfd, "nodir/x", "x", 1, 0600, &err) < 0 && err && err->errnum == ENOENT,
 	   "a missing directory: ENOENT");
 	ok(err && strstr(err->msg, "`nodir/x`"), "the error names the file: %s", err ? err->msg : "");
 	cv_error_release(&err);
 	char longname[NAME_MAX + 2];
-	memset(longname, 'n', sizeof longname - 1);
-	longname[sizeof longname - 1] = '\0';
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
 	ok(cv_write_file_atomic(dfd, longname, "x", 1, 0600, &err) < 0 && err, "a name over NAME_MAX fails");
 	cv_error_release(&err);
 	char sub[512];
-	snprintf(sub, sizeof sub, "%s/sub", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
 	ok(mkdir(sub, 0700) == 0, "a directory where the file should go");
 	ok(cv_write_file_atomic(dfd, "sub", "x", 1, 0600, &err) < 0 && err && err->errnum == EISDIR,
 	   "the rename fails (EISDIR)");
@@ -385,7 +391,7 @@ static void test_fd_passing(void)
 {
 	int sv[2], p[2], fd = -1;
 	char buf[64] = "";
-	struct iovec iov = { buf, sizeof buf - 1 };
+	struct iovec iov = { buf, sizeof(buf) - 1 };
 
 	ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 && pipe2(p, O_CLOEXEC) == 0, "socketpair, pipe");
 	struct iovec out = { (void *)"hello", 5 };
@@ -398,7 +404,7 @@ static void test_fd_passing(void)
 		close(fd);
 
 	ok(cv_send_fd(sv[0], &out, 1, -1) == 0, "no fd");
-	memset(buf, 0, sizeof buf);
+	memset(buf, 0, sizeof(buf));
 	n = cv_recv_fd(sv[1], &iov, 1, &fd);
 	ok(n == 5 && fd == -1, "bytes only, *fd is -1");
 	close(sv[0]);
@@ -407,11 +413,11 @@ static void test_fd_passing(void)
 	/* seqpacket: two buffers, one message, and one too big for the receiver */
 	ok(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0, "seqpacket socketpair");
 	uint32_t hdr = 7;
-	struct iovec two[2] = { { &hdr, sizeof hdr }, { (void *)"payload", 7 } };
+	struct iovec two[2] = { { &hdr, sizeof(hdr) }, { (void *)"payload", 7 } };
 	ok(cv_send_fd(sv[0], two, 2, p[0]) == 0, "two buffers and an fd");
 	uint32_t rhdr = 0;
 	char pay[16] = "";
-	struct iovec in2[2] = { { &rhdr, sizeof rhdr }, { pay, sizeof pay } };
+	struct iovec in2[2] = { { &rhdr, sizeof(rhdr) }, { pay, sizeof(pay) } };
 	n = cv_recv_fd(sv[1], in2, 2, &fd);
 	ok(n == 11 && rhdr == 7 && memcmp(pay, "payload", 7) == 0 && fd >= 0 && same_file(fd, p[0]),
 	   "one message: header, payload, fd");
@@ -429,17 +435,17 @@ static void test_fd_passing(void)
 		char b[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	memset(&u, 0, sizeof u);
-	struct msghdr mh = { .msg_iov = two, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+	memset(&u, 0, sizeof(u));
+	struct msghdr mh = { .msg_iov = two, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(2 * sizeof(int));
 	memcpy(CMSG_DATA(c), p, 2 * sizeof(int));
-	ok(sendmsg(sv[0], &mh, 0) == (ssize_t)sizeof hdr, "a message with two fds");
+	ok(sendmsg(sv[0], &mh, 0) == (ssize_t)sizeof(hdr), "a message with two fds");
 	before = count_fds();
 	n = cv_recv_fd(sv[1], in2, 2, &fd);
-	ok(n == (ssize_t)sizeof hdr && fd >= 0 && same_file(fd, p[0]), "the first fd kept");
+	ok(n == (ssize_t)sizeof(hdr) && fd >= 0 && same_file(fd, p[0]), "the first fd kept");
 	ok(count_fds() == before + 1, "the second one closed, not leaked");
 	if (fd >= 0)
 		close(fd);
@@ -457,28 +463,29 @@ static void test_unix_connect(void)
 	char path[256], longpath[200];
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 
-	memset(longpath, 'x', sizeof longpath - 1);
+	memset(longpath, 'x', sizeof(longpath) - 1);
 	longpath[0] = '/';
-	longpath[sizeof longpath - 1] = '\0';
-	ok(cv_unix_connect(longpath, &err) < 0 && err && err->errnum == ENAMETOOLONG, "a path over sun_path: ENAMETOOLONG");
+	longpath[sizeof(longpath) - 1] = '\0';
+	ok(cv_unix_connect(longpath, &err) < 0 && err && err->errnum == ENAMETOOLONG,
+	   "a path over sun_path: ENAMETOOLONG");
 	cv_error_release(&err);
 
-	snprintf(path, sizeof path, "%s/none.sock", tmpdir);
+	snprintf(path, sizeof(path), "%s/none.sock", tmpdir);
 	ok(cv_unix_connect(path, &err) < 0 && err && err->errnum == ENOENT, "nothing there: ENOENT");
 	ok(err && strncmp(err->msg, "connect to `", 12) == 0 && strstr(err->msg, "none.sock`"),
 	   "the error names the socket: %s", err ? err->msg : "");
 	cv_error_release(&err);
 
-	snprintf(path, sizeof path, "%s/recv.sock", tmpdir);
+	snprintf(path, sizeof(path), "%s/recv.sock", tmpdir);
 	strcpy(addr.sun_path, path);
 	cleanup_close int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	ok(l >= 0 && bind(l, (struct sockaddr *)&addr, sizeof addr) == 0 && listen(l, 1) == 0, "a listening socket");
+	ok(l >= 0 && bind(l, (struct sockaddr *)&addr, sizeof(addr)) == 0 && listen(l, 1) == 0, "a listening socket");
 	int p[2];
 	ok(pipe2(p, O_CLOEXEC) == 0, "pipe");
 	ok(cv_fd_send_to_socket(path, p[1], "pidfd", &err) == 0, "cv_fd_send_to_socket");
 	cleanup_close int a = accept4(l, NULL, NULL, SOCK_CLOEXEC);
 	char name[16] = "";
-	struct iovec iov = { name, sizeof name - 1 };
+	struct iovec iov = { name, sizeof(name) - 1 };
 	int fd = -1;
 	ok(a >= 0 && cv_recv_fd(a, &iov, 1, &fd) == 5 && strcmp(name, "pidfd") == 0 && fd >= 0 && same_file(fd, p[1]),
 	   "the receiver gets the name and the fd");
@@ -514,7 +521,7 @@ int main(void)
 	test_unix_connect();
 	test_clock();
 	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
 		ok(0, "remove %s", tmpdir);
 	return tap_done();

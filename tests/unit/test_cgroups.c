@@ -41,26 +41,26 @@ static void conversions(void)
 	cv_error_release(&err);
 
 	char buf[128];
-	cv_cg_fmt_max(-1, buf, sizeof buf);
+	cv_cg_fmt_max(-1, buf, sizeof(buf));
 	is_str(buf, "max", "-1 -> max");
-	cv_cg_fmt_max(1048576, buf, sizeof buf);
+	cv_cg_fmt_max(1048576, buf, sizeof(buf));
 	is_str(buf, "1048576", "number stays");
-	cv_cg_fmt_pids(0, buf, sizeof buf);
+	cv_cg_fmt_pids(0, buf, sizeof(buf));
 	is_str(buf, "max", "pids 0 -> max");
-	cv_cg_fmt_pids(-1, buf, sizeof buf);
+	cv_cg_fmt_pids(-1, buf, sizeof(buf));
 	is_str(buf, "max", "pids -1 -> max");
-	cv_cg_fmt_pids(64, buf, sizeof buf);
+	cv_cg_fmt_pids(64, buf, sizeof(buf));
 	is_str(buf, "64", "pids 64");
 
-	cv_cg_fmt_cpu_max(true, 50000, true, 100000, NULL, 0, buf, sizeof buf);
+	cv_cg_fmt_cpu_max(true, 50000, true, 100000, NULL, 0, buf, sizeof(buf));
 	is_str(buf, "50000 100000", "cpu.max quota+period");
-	cv_cg_fmt_cpu_max(true, 20000, false, 0, NULL, 0, buf, sizeof buf);
+	cv_cg_fmt_cpu_max(true, 20000, false, 0, NULL, 0, buf, sizeof(buf));
 	is_str(buf, "20000 100000", "cpu.max quota alone: default period");
-	cv_cg_fmt_cpu_max(true, -1, true, 50000, NULL, 0, buf, sizeof buf);
+	cv_cg_fmt_cpu_max(true, -1, true, 50000, NULL, 0, buf, sizeof(buf));
 	is_str(buf, "max 50000", "cpu.max unlimited quota");
-	cv_cg_fmt_cpu_max(false, 0, true, 200000, "30000", 100000, buf, sizeof buf);
+	cv_cg_fmt_cpu_max(false, 0, true, 200000, "30000", 100000, buf, sizeof(buf));
 	is_str(buf, "30000 200000", "cpu.max period alone keeps the current quota");
-	cv_cg_fmt_cpu_max(true, 10000, false, 0, "max", 250000, buf, sizeof buf);
+	cv_cg_fmt_cpu_max(true, 10000, false, 0, "max", 250000, buf, sizeof(buf));
 	is_str(buf, "10000 250000", "cpu.max quota alone keeps the current period");
 }
 
@@ -68,38 +68,42 @@ static void device_rules(void)
 {
 	char buf[64];
 	cv_error_t err = NULL;
-	oci_device_cgroup r = { .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 3 }, .access = "rwm" };
+	oci_device_cgroup r = { .allow = true,
+				.type = "c",
+				.major = { true, 1 },
+				.minor = { true, 3 },
+				.access = "rwm" };
 
-	ok(cv_cg_fmt_device_rule(&r, buf, sizeof buf, &err) == 0, "format c 1:3");
+	ok(cv_cg_fmt_device_rule(&r, buf, sizeof(buf), &err) == 0, "format c 1:3");
 	is_str(buf, "c 1:3 rwm", "char device rule");
 	r.minor.set = false;
 	r.access = "r";
-	cv_cg_fmt_device_rule(&r, buf, sizeof buf, &err);
+	cv_cg_fmt_device_rule(&r, buf, sizeof(buf), &err);
 	is_str(buf, "c 1:* r", "wildcard minor");
 	r = (oci_device_cgroup){ .allow = false, .access = "rwm" };
-	cv_cg_fmt_device_rule(&r, buf, sizeof buf, &err);
+	cv_cg_fmt_device_rule(&r, buf, sizeof(buf), &err);
 	is_str(buf, "a *:* rwm", "type defaults to all");
 	r = (oci_device_cgroup){ .allow = true, .type = "b", .major = { true, 8 }, .minor = { true, 0 } };
-	cv_cg_fmt_device_rule(&r, buf, sizeof buf, &err);
+	cv_cg_fmt_device_rule(&r, buf, sizeof(buf), &err);
 	is_str(buf, "b 8:0 rwm", "access defaults to rwm");
 	r.access = "rx";
-	ok(cv_cg_fmt_device_rule(&r, buf, sizeof buf, &err) < 0 && strstr(err->msg, "invalid access"),
+	ok(cv_cg_fmt_device_rule(&r, buf, sizeof(buf), &err) < 0 && strstr(err->msg, "invalid access"),
 	   "bad access refused: %s", err ? err->msg : "");
 	cv_error_release(&err);
 	r.access = "r";
 	r.type = "z";
-	ok(cv_cg_fmt_device_rule(&r, buf, sizeof buf, &err) < 0 && strstr(err->msg, "invalid type"),
+	ok(cv_cg_fmt_device_rule(&r, buf, sizeof(buf), &err) < 0 && strstr(err->msg, "invalid type"),
 	   "bad type refused");
 	cv_error_release(&err);
 
 	oci_rdma rd = { .device = "mlx5_1", .hca_handles = { true, 3 }, .hca_objects = { true, 10000 } };
-	ok(cv_cg_fmt_rdma(&rd, buf, sizeof buf, &err) == 0, "rdma line");
+	ok(cv_cg_fmt_rdma(&rd, buf, sizeof(buf), &err) == 0, "rdma line");
 	is_str(buf, "mlx5_1 hca_handle=3 hca_object=10000", "rdma both fields");
 	rd.hca_handles.set = false;
-	cv_cg_fmt_rdma(&rd, buf, sizeof buf, &err);
+	cv_cg_fmt_rdma(&rd, buf, sizeof(buf), &err);
 	is_str(buf, "mlx5_1 hca_object=10000", "rdma one field");
 	rd.device = "../x";
-	ok(cv_cg_fmt_rdma(&rd, buf, sizeof buf, &err) < 0, "rdma device with / refused");
+	ok(cv_cg_fmt_rdma(&rd, buf, sizeof(buf), &err) < 0, "rdma device with / refused");
 	cv_error_release(&err);
 
 	ok(cv_cg_valid_page_size("2MB") && cv_cg_valid_page_size("1GB") && cv_cg_valid_page_size("64KB"),
@@ -181,7 +185,10 @@ static void bpf_program(void)
 	struct cv_bpf_insn_buf b = { 0 };
 	cv_error_t err = NULL;
 	oci_device_cgroup deny_all = { .allow = false, .access = "rwm" };
-	oci_device_cgroup allow_null = { .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 3 },
+	oci_device_cgroup allow_null = { .allow = true,
+					 .type = "c",
+					 .major = { true, 1 },
+					 .minor = { true, 3 },
 					 .access = "rw" };
 	oci_device_cgroup allow_all = { .allow = true, .access = "rwm" };
 	oci_device_cgroup rules[] = { deny_all, allow_null };
@@ -198,7 +205,8 @@ static void bpf_program(void)
 	free(b.insns);
 
 	oci_device_cgroup rules2[] = { allow_all, deny_all };
-	ok(cv_cg_devices_bpf_build(rules2, 2, cv_cg_default_device_rules, cv_cg_default_device_rules_len, &b, &err) == 0,
+	ok(cv_cg_devices_bpf_build(rules2, 2, cv_cg_default_device_rules, cv_cg_default_device_rules_len, &b, &err) ==
+		   0,
 	   "build with defaults");
 	in = b.insns;
 	ok(in[b.n - 1].code == (BPF_JMP | BPF_EXIT) && in[b.n - 2].imm == 0,
@@ -267,7 +275,8 @@ static void controllers(void)
 		n++;
 	ok(n == 16 && !cv_cgroup_controller_name(16), "16 known controller names");
 	ok(cv_cgroup_controllers_parse("cpu,cpuacct,cpuset,memory,pids,blkio,io,devices,freezer,net_cls,net_prio,"
-				       "perf_event,hugetlb,rdma,misc,unified", &mask, &err) == 0 &&
+				       "perf_event,hugetlb,rdma,misc,unified",
+				       &mask, &err) == 0 &&
 		   mask == bits_of(all) && mask == 0xffff,
 	   "every known name parses, one bit each (%#x)", mask);
 	ok(cv_cgroup_controllers_parse("memory,pids", &mask, &err) == 0 && mask == bits_of("memory pids"),
@@ -281,12 +290,15 @@ static void controllers(void)
 	parse_msg("memory,,pids", "annotation org.cvisor.cgroup.controllers \"memory,,pids\": empty controller name");
 	parse_msg(",memory", "annotation org.cvisor.cgroup.controllers \",memory\": empty controller name");
 	parse_msg("memory,", "annotation org.cvisor.cgroup.controllers \"memory,\": empty controller name");
-	parse_msg("memory,foo", "annotation org.cvisor.cgroup.controllers \"memory,foo\": unknown cgroup controller \"foo\"");
+	parse_msg("memory,foo",
+		  "annotation org.cvisor.cgroup.controllers \"memory,foo\": unknown cgroup controller \"foo\"");
 	parse_msg("memory, pids",
 		  "annotation org.cvisor.cgroup.controllers \"memory, pids\": unknown cgroup controller \" pids\"");
-	parse_msg("Memory", "annotation org.cvisor.cgroup.controllers \"Memory\": unknown cgroup controller \"Memory\"");
-	parse_msg("name=systemd",
-		  "annotation org.cvisor.cgroup.controllers \"name=systemd\": unknown cgroup controller \"name=systemd\"");
+	parse_msg("Memory",
+		  "annotation org.cvisor.cgroup.controllers \"Memory\": unknown cgroup controller \"Memory\"");
+	parse_msg(
+		"name=systemd",
+		"annotation org.cvisor.cgroup.controllers \"name=systemd\": unknown cgroup controller \"name=systemd\"");
 	parse_msg("cpu,cpuacct,mem",
 		  "annotation org.cvisor.cgroup.controllers \"cpu,cpuacct,mem\": unknown cgroup controller \"mem\"");
 
@@ -305,9 +317,10 @@ static void controllers(void)
 	oci_device_cgroup dev = { .allow = true, .type = "c", .access = "rwm" };
 	const char *pref = "annotation org.cvisor.cgroup.controllers";
 	char want[256];
-#define WANT(value, field, ctl) \
-	(snprintf(want, sizeof want, "%s \"%s\": %s needs the %s controller, which the list leaves out", pref, value, \
-		  field, ctl), want)
+#define WANT(value, field, ctl)                                                                                        \
+	(snprintf(want, sizeof(want), "%s \"%s\": %s needs the %s controller, which the list leaves out", pref, value, \
+		  field, ctl),                                                                                         \
+	 want)
 
 	oci_resources r = { .memory = &mem };
 	check_msg("pids", &r, CV_CGROUP_HYBRID, WANT("pids", "linux.resources.memory", "memory"));
@@ -338,8 +351,7 @@ static void controllers(void)
 	r = (oci_resources){ .network = &net_cls };
 	check_msg("net_prio", &r, CV_CGROUP_LEGACY, WANT("net_prio", "linux.resources.network.classID", "net_cls"));
 	r = (oci_resources){ .network = &net_prio };
-	check_msg("net_cls", &r, CV_CGROUP_LEGACY,
-		  WANT("net_cls", "linux.resources.network.priorities", "net_prio"));
+	check_msg("net_cls", &r, CV_CGROUP_LEGACY, WANT("net_cls", "linux.resources.network.priorities", "net_prio"));
 	r = (oci_resources){ .rdma = &rd, .rdma_len = 1 };
 	check_msg("misc", &r, CV_CGROUP_LEGACY, WANT("misc", "linux.resources.rdma", "rdma"));
 	r = (oci_resources){ .unified = { &ukv, 1 } };
@@ -356,8 +368,9 @@ static void controllers(void)
 
 	struct cv_cgroup_config cfg = { .id = "x", .controllers = "memory", .systemd = true };
 	ok(cv_cgroup_config_validate(&cfg, &err) < 0 && err &&
-		   strcmp(err->msg, "annotation org.cvisor.cgroup.controllers \"memory\": not supported with "
-				    "--systemd-cgroup (systemd gives a scope a directory in every hierarchy it manages)") == 0,
+		   strcmp(err->msg,
+			  "annotation org.cvisor.cgroup.controllers \"memory\": not supported with "
+			  "--systemd-cgroup (systemd gives a scope a directory in every hierarchy it manages)") == 0,
 	   "refused with --systemd-cgroup: %s", err ? err->msg : "");
 	cv_error_release(&err);
 	cfg = (struct cv_cgroup_config){ .id = "x", .controllers = "bogus", .systemd = true };

@@ -46,7 +46,6 @@ static void kill_destroy_free(struct cv_cgroup *loaded, pid_t child, int wfd, ch
 	free(saved->v);
 }
 
-
 static char *slurp(const char *dir, const char *file)
 {
 	static char buf[4096];
@@ -54,11 +53,11 @@ static char *slurp(const char *dir, const char *file)
 	int fd;
 	ssize_t n;
 
-	snprintf(path, sizeof path, "%s/%s", dir, file);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return strcpy(buf, "(missing)");
-	n = read(fd, buf, sizeof buf - 1);
+	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	if (strcmp(file, "devices.list") != 0)
@@ -94,15 +93,19 @@ static void lifecycle(enum cv_cgroup_layout layout)
 	oci_cpu cpu = { .shares = { true, 512 }, .quota = { true, 50000 }, .period = { true, 100000 }, .cpus = "0" };
 	oci_device_cgroup devs[] = { { .allow = false, .access = "rwm" } };
 	oci_kv unified_kv[] = { { "cgroup.max.descendants", "7" } };
-	oci_resources res = { .memory = &mem, .cpu = &cpu, .has_pids = true, .pids_limit = { true, 10 },
-			      .devices = devs, .devices_len = 1,
+	oci_resources res = { .memory = &mem,
+			      .cpu = &cpu,
+			      .has_pids = true,
+			      .pids_limit = { true, 10 },
+			      .devices = devs,
+			      .devices_len = 1,
 			      .unified = { .v = unified_kv, .len = layout == CV_CGROUP_LEGACY ? 0 : 1 } };
 	struct cv_cgroup_config cfg = { .id = id, .resources = &res };
 	struct cv_cg_dir *d;
 	char paths[16][512];
 	size_t npaths = 0;
 
-	snprintf(id, sizeof id, "cvisor-live-%d", (int)getpid());
+	snprintf(id, sizeof(id), "cvisor-live-%d", (int)getpid());
 	if (!ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create %s", err ? err->msg : "")) {
 		cv_error_release(&err);
 		return;
@@ -114,7 +117,8 @@ static void lifecycle(enum cv_cgroup_layout layout)
 	if (layout != CV_CGROUP_UNIFIED) {
 		d = cv_cg_find(cg, "memory");
 		ok(d && strcmp(slurp(d->path, "memory.limit_in_bytes"), "67108864") == 0, "memory.limit_in_bytes");
-		ok(d && strcmp(slurp(d->path, "memory.soft_limit_in_bytes"), "33554432") == 0, "memory.soft_limit_in_bytes");
+		ok(d && strcmp(slurp(d->path, "memory.soft_limit_in_bytes"), "33554432") == 0,
+		   "memory.soft_limit_in_bytes");
 		ok(d && strcmp(slurp(d->path, "memory.swappiness"), "10") == 0, "memory.swappiness");
 		d = cv_cg_find(cg, "cpu");
 		ok(d && strcmp(slurp(d->path, "cpu.shares"), "512") == 0, "cpu.shares");
@@ -149,7 +153,9 @@ static void lifecycle(enum cv_cgroup_layout layout)
 		oci_resources r2 = { .cpu = &bad };
 		int r = cv_cgroup_update(cg, &r2, &err);
 		ok(r < 0 && err, "update refuses cpuset.cpus 999");
-		ok(err && strncmp(err->msg, "write cpuset.cpus \"999\": ", strlen("write cpuset.cpus \"999\": ")) == 0 &&
+		ok(err &&
+			   strncmp(err->msg, "write cpuset.cpus \"999\": ", strlen("write cpuset.cpus \"999\": ")) ==
+				   0 &&
 			   err->errnum != 0 && strlen(err->msg) > strlen("write cpuset.cpus \"999\": "),
 		   "the error names file, value and errno: %s", err ? err->msg : "");
 		cv_error_release(&err);
@@ -184,7 +190,7 @@ static void lifecycle(enum cv_cgroup_layout layout)
 	ok(cv_cgroup_frozen(cg, &frozen, &err) == 0 && frozen, "frozen");
 	{
 		char st[64];
-		snprintf(st, sizeof st, "/proc/%d", (int)child);
+		snprintf(st, sizeof(st), "/proc/%d", (int)child);
 		char *s = slurp(st, "wchan");
 		ok(strstr(s, "refrigerator") || strstr(s, "do_freezer_trap") || strstr(s, "signal") || *s,
 		   "the child is stopped (wchan %s)", s);
@@ -218,8 +224,8 @@ static void lifecycle(enum cv_cgroup_layout layout)
 			close(p[0]);
 			waitpid(dc, NULL, 0);
 		}
-		ok(verdict[0] == 'y' && verdict[1] == 'p', "in the container cgroup /dev/null opens, /dev/kmsg is EPERM (%c%c)",
-		   verdict[0], verdict[1]);
+		ok(verdict[0] == 'y' && verdict[1] == 'p',
+		   "in the container cgroup /dev/null opens, /dev/kmsg is EPERM (%c%c)", verdict[0], verdict[1]);
 	}
 
 	oci_kv_list saved = { 0 };
@@ -246,7 +252,7 @@ static void subset(enum cv_cgroup_layout layout)
 	char paths[4][512];
 	size_t npaths = 0;
 
-	snprintf(id, sizeof id, "cvisor-live-sub-%d", (int)getpid());
+	snprintf(id, sizeof(id), "cvisor-live-sub-%d", (int)getpid());
 	if (!ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create with memory,pids %s", err ? err->msg : "")) {
 		cv_error_release(&err);
 		return;
@@ -262,7 +268,7 @@ static void subset(enum cv_cgroup_layout layout)
 	}
 	{
 		char p[256];
-		snprintf(p, sizeof p, "/sys/fs/cgroup/freezer/%s", id);
+		snprintf(p, sizeof(p), "/sys/fs/cgroup/freezer/%s", id);
 		ok(!exists(p), "no directory %s", p);
 	}
 	ok(strcmp(slurp(cv_cg_find(cg, "memory")->path, "memory.limit_in_bytes"), "33554432") == 0, "memory limit");
@@ -272,11 +278,12 @@ static void subset(enum cv_cgroup_layout layout)
 	bool found = false;
 	ok(cv_cgroup_save(cg, &saved, &err) == 0, "save");
 	for (size_t i = 0; i < saved.len; i++)
-		found |= strcmp(saved.v[i].key, CV_CG_CONTROLLERS_KEY) == 0 && strcmp(saved.v[i].value, "memory,pids") == 0;
+		found |= strcmp(saved.v[i].key, CV_CG_CONTROLLERS_KEY) == 0 &&
+			 strcmp(saved.v[i].value, "memory,pids") == 0;
 	ok(found, "the list is saved with the paths");
 	cv_cgroup_free(cg);
-	ok(cv_cgroup_load(&saved, &loaded, &err) == 0 && loaded->n == 2 && loaded->layout == layout &&
-		   loaded->filter && strcmp(loaded->filter, "memory,pids") == 0,
+	ok(cv_cgroup_load(&saved, &loaded, &err) == 0 && loaded->n == 2 && loaded->layout == layout && loaded->filter &&
+		   strcmp(loaded->filter, "memory,pids") == 0,
 	   "load: the same two directories, the host's layout and the list");
 	cv_error_release(&err);
 	if (!loaded)
@@ -314,7 +321,7 @@ static void subset(enum cv_cgroup_layout layout)
 	free(pids);
 	{
 		oci_stats st;
-		memset(&st, 0, sizeof st);
+		memset(&st, 0, sizeof(st));
 		ok(cv_cgroup_stats(loaded, &st, &err) == 0, "stats report what exists %s", err ? err->msg : "");
 		cv_error_release(&err);
 		oci_stats_clear(&st);
@@ -344,13 +351,15 @@ static void subset(enum cv_cgroup_layout layout)
 		char ctl[256] = "";
 		int fd = open("/sys/fs/cgroup/unified/cgroup.controllers", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			(void)!read(fd, ctl, sizeof ctl - 1);
+			(void)!read(fd, ctl, sizeof(ctl) - 1);
 			close(fd);
 		}
-		if (layout == CV_CGROUP_HYBRID && strstr(ctl, "hugetlb") && access("/sys/fs/cgroup/hugetlb", F_OK) != 0) {
+		if (layout == CV_CGROUP_HYBRID && strstr(ctl, "hugetlb") &&
+		    access("/sys/fs/cgroup/hugetlb", F_OK) != 0) {
 			cfg = (struct cv_cgroup_config){ .id = id, .controllers = "hugetlb" };
 			if (ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create with hugetlb %s", err ? err->msg : "")) {
-				ok(cg->n == 1 && cv_cg_find(cg, "unified"), "hugetlb lives in the cgroup2 hierarchy: joined");
+				ok(cg->n == 1 && cv_cg_find(cg, "unified"),
+				   "hugetlb lives in the cgroup2 hierarchy: joined");
 				ok(cv_cgroup_destroy(cg, &err) == 0, "destroy");
 				cv_cgroup_free(cg);
 			}
@@ -381,21 +390,22 @@ static void existing_path(void)
 	char line[512];
 
 	own[0] = '\0';
-	while (f && fgets(line, sizeof line, f))
+	while (f && fgets(line, sizeof(line), f))
 		if ((mine = strstr(line, ":memory:"))) {
-			snprintf(own, sizeof own, "%s", mine + 8);
+			snprintf(own, sizeof(own), "%s", mine + 8);
 			own[strcspn(own, "\n")] = '\0';
 		}
 	if (f)
 		fclose(f);
-	snprintf(cp, sizeof cp, "%s/cvisor-pre-%d", strcmp(own, "/") ? own : "", (int)getpid());
-	snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", cp);
+	snprintf(cp, sizeof(cp), "%s/cvisor-pre-%d", strcmp(own, "/") ? own : "", (int)getpid());
+	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory%s", cp);
 	if (!ok(mkdir(dir, 0755) == 0, "pre-create %s", dir))
 		return;
 	struct cv_cgroup_config cfg = { .id = "x", .cgroups_path = cp };
 	ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create on an absolute path %s", err ? err->msg : "");
 	cv_error_release(&err);
-	ok(cg && cv_cg_find(cg, "memory") && !cv_cg_find(cg, "memory")->created, "existing memory dir not marked created");
+	ok(cg && cv_cg_find(cg, "memory") && !cv_cg_find(cg, "memory")->created,
+	   "existing memory dir not marked created");
 	ok(cv_cgroup_destroy(cg, &err) == 0, "destroy");
 	ok(exists(dir), "the pre-existing directory is kept");
 	cv_cgroup_free(cg);
@@ -408,17 +418,19 @@ static void bpf_devices(void)
 	FILE *f = fopen("/proc/self/cgroup", "re");
 	cv_error_t err = NULL;
 	int dfd, wfd[2], rfd[2];
-	oci_device_cgroup rules[] = { { .allow = false, .access = "rwm" },
-				      { .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 3 }, .access = "rw" } };
+	oci_device_cgroup rules[] = {
+		{ .allow = false, .access = "rwm" },
+		{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 3 }, .access = "rw" }
+	};
 
-	while (f && fgets(line, sizeof line, f))
+	while (f && fgets(line, sizeof(line), f))
 		if (strncmp(line, "0::", 3) == 0) {
-			snprintf(own, sizeof own, "%s", line + 3);
+			snprintf(own, sizeof(own), "%s", line + 3);
 			own[strcspn(own, "\n")] = '\0';
 		}
 	if (f)
 		fclose(f);
-	snprintf(dir, sizeof dir, "/sys/fs/cgroup/unified%s%scvisor-bpf-%d", own, strcmp(own, "/") ? "/" : "",
+	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/unified%s%scvisor-bpf-%d", own, strcmp(own, "/") ? "/" : "",
 		 (int)getpid());
 	if (!ok(mkdir(dir, 0755) == 0, "mkdir %s", dir))
 		return;
@@ -441,7 +453,7 @@ static void bpf_devices(void)
 	}
 	char pidbuf[32], res[2] = "??";
 	int pfd = openat(dfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-	snprintf(pidbuf, sizeof pidbuf, "%d", (int)pid);
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
 	ok(pfd >= 0 && write(pfd, pidbuf, strlen(pidbuf)) > 0, "child in the cgroup");
 	close(pfd);
 	(void)!write(wfd[1], "x", 1);
@@ -465,7 +477,9 @@ int main(void)
 	int r = cv_cgroup_layout(&layout, &err);
 	if (!ok(r == 0, "layout detected"))
 		return tap_done();
-	tap_diag("layout: %s", layout == CV_CGROUP_UNIFIED ? "unified" : layout == CV_CGROUP_HYBRID ? "hybrid" : "legacy");
+	tap_diag("layout: %s", layout == CV_CGROUP_UNIFIED  ? "unified"
+			       : layout == CV_CGROUP_HYBRID ? "hybrid"
+							    : "legacy");
 	lifecycle(layout);
 	if (layout != CV_CGROUP_UNIFIED) {
 		existing_path();

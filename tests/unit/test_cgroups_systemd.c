@@ -131,11 +131,20 @@ static bool has_u64(const struct cv_sd_props *p, const char *name, uint64_t v)
 
 static void properties(void)
 {
-	oci_memory mem = { .limit = { true, 256 << 20 }, .reservation = { true, 128 << 20 }, .swap = { true, 512 << 20 } };
-	oci_cpu cpu = { .shares = { true, 1024 }, .quota = { true, 50000 }, .period = { true, 100000 },
-			.cpus = (char *)"0-1", .mems = (char *)"0" };
+	oci_memory mem = { .limit = { true, 256 << 20 },
+			   .reservation = { true, 128 << 20 },
+			   .swap = { true, 512 << 20 } };
+	oci_cpu cpu = { .shares = { true, 1024 },
+			.quota = { true, 50000 },
+			.period = { true, 100000 },
+			.cpus = (char *)"0-1",
+			.mems = (char *)"0" };
 	oci_block_io io = { .weight = { true, 500 } };
-	oci_resources r = { .memory = &mem, .cpu = &cpu, .block_io = &io, .has_pids = true, .pids_limit = { true, 100 } };
+	oci_resources r = { .memory = &mem,
+			    .cpu = &cpu,
+			    .block_io = &io,
+			    .has_pids = true,
+			    .pids_limit = { true, 100 } };
 	struct cv_sd_props p;
 	const struct cv_sd_prop *x;
 	cv_error_t err = NULL;

@@ -55,7 +55,7 @@ static char *slurp(const char *path)
 {
 	static char buf[8192];
 	FILE *f = fopen(path, "re");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
 	if (f)
 		fclose(f);
 	buf[n] = '\0';
@@ -82,26 +82,27 @@ int main(void)
 	}
 	if (!mkdtemp(dir))
 		return 1;
-	snprintf(conf, sizeof conf, "%s/bus.conf", dir);
-	snprintf(logp, sizeof logp, "%s/calls.log", dir);
+	snprintf(conf, sizeof(conf), "%s/bus.conf", dir);
+	snprintf(logp, sizeof(logp), "%s/calls.log", dir);
 	f = fopen(conf, "we");
 	if (!f)
 		return 1;
-	fprintf(f, "<busconfig><type>session</type><listen>unix:path=%s/bus</listen><auth>EXTERNAL</auth>"
-		   "<policy context=\"default\"><allow send_destination=\"*\" eavesdrop=\"true\"/>"
-		   "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy></busconfig>\n",
+	fprintf(f,
+		"<busconfig><type>session</type><listen>unix:path=%s/bus</listen><auth>EXTERNAL</auth>"
+		"<policy context=\"default\"><allow send_destination=\"*\" eavesdrop=\"true\"/>"
+		"<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy></busconfig>\n",
 		dir);
 	fclose(f);
 	{
 		char cf[160];
-		snprintf(cf, sizeof cf, "--config-file=%s", conf);
+		snprintf(cf, sizeof(cf), "--config-file=%s", conf);
 		char *argv[] = { (char *)daemon, cf, (char *)"--nofork", (char *)"--print-address=1", NULL };
-		dpid = spawn(argv, addr, sizeof addr);
+		dpid = spawn(argv, addr, sizeof(addr));
 	}
 	ok(dpid > 0 && *addr, "private dbus-daemon at %s", addr);
 	{
 		char *argv[] = { fake, addr, logp, NULL };
-		fpid = dpid > 0 ? spawn(argv, ready, sizeof ready) : -1;
+		fpid = dpid > 0 ? spawn(argv, ready, sizeof(ready)) : -1;
 	}
 	ok(fpid > 0 && strcmp(ready, "ready") == 0, "fake systemd owns org.freedesktop.systemd1");
 	if (dpid <= 0 || fpid <= 0)
@@ -151,7 +152,8 @@ int main(void)
 		free(saved);
 	}
 	cv_sd_props_clear(&props);
-	ok(cv_sd_stop_unit(addr, false, "cvisor-t1.scope", &err) == 0 && strstr(slurp(logp), "StopUnit cvisor-t1.scope replace\n"),
+	ok(cv_sd_stop_unit(addr, false, "cvisor-t1.scope", &err) == 0 &&
+		   strstr(slurp(logp), "StopUnit cvisor-t1.scope replace\n"),
 	   "stop unit: %s", err ? err->msg : "");
 	cv_error_release(&err);
 	ok(cv_sd_stop_unit(addr, false, "gone.scope", &err) == 0, "stopping a unit already gone is fine: %s",
@@ -167,7 +169,7 @@ out:
 	unlink(conf);
 	{
 		char b[160];
-		snprintf(b, sizeof b, "%s/bus", dir);
+		snprintf(b, sizeof(b), "%s/bus", dir);
 		unlink(b);
 	}
 	rmdir(dir);

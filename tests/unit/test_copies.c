@@ -67,7 +67,7 @@ static void same(const char *const *a, size_t na, const char *an, const struct w
 {
 	char diff[2048] = "";
 	size_t len = 0;
-#define ADD(...) (len += (size_t)snprintf(diff + len, len < sizeof diff ? sizeof diff - len : 0, __VA_ARGS__))
+#define ADD(...) (len += (size_t)snprintf(diff + len, len < sizeof(diff) ? sizeof(diff) - len : 0, __VA_ARGS__))
 	for (size_t i = 0; i < na; i++)
 		if (!words_has(b, a[i]))
 			ADD("; %s in %s, not in %s", a[i], an, bn);
@@ -88,7 +88,7 @@ static char *slurp(const char *rel)
 	cv_error_t err = NULL;
 	char *buf = NULL;
 	size_t len;
-	snprintf(path, sizeof path, "%s/%s", SRCDIR, rel);
+	snprintf(path, sizeof(path), "%s/%s", SRCDIR, rel);
 	if (cv_read_file_at(AT_FDCWD, path, 1 << 20, CV_READ_REGULAR, &buf, &len, &err) < 0) {
 		tap_diag("%s", err->msg);
 		cv_error_release(&err);
@@ -131,8 +131,8 @@ static void words_between(struct words *w, const char *text, const char *from, c
 
 /* One test point: the words between FROM and UNTIL in TEXT (the copy in
  * the file COPY) are those of LIST (sandbox.h). */
-static void check_copy(const char *text, const char *from, const char *until, const char *copy,
-		       const char *const *list, size_t n, const char *what)
+static void check_copy(const char *text, const char *from, const char *until, const char *copy, const char *const *list,
+		       size_t n, const char *what)
 {
 	struct words w = { 0 };
 	words_between(&w, text, from, until);
@@ -144,7 +144,7 @@ static void test_sandbox_lists(void)
 {
 	static const char *const deny[] = { CV_SANDBOX_DEFAULT_DENY_READ };
 	static const char *const env[] = { CV_SANDBOX_DEFAULT_ENV };
-	const size_t ndeny = sizeof deny / sizeof deny[0], nenv = sizeof env / sizeof env[0];
+	const size_t ndeny = sizeof(deny) / sizeof(deny[0]), nenv = sizeof(env) / sizeof(env[0]);
 	cleanup_free char *do_c = slurp("src/cmd/do.c"), *man = slurp("man/cvisor-do.1");
 	cleanup_free char *help = c_string_after(do_c, "help[] =");
 
@@ -182,18 +182,18 @@ static void test_guard_flags(void)
 	}
 	ok(with_value.n > 0 && without.n > 0, "src/cvisor.c: global_opts read (%zu with a value, %zu without)",
 	   with_value.n, without.n);
-	same(guard, sizeof guard / sizeof guard[0], "exe-guard.h", &with_value, "src/cvisor.c",
+	same(guard, sizeof(guard) / sizeof(guard[0]), "exe-guard.h", &with_value, "src/cvisor.c",
 	     "exe-guard: CV_GUARD_VALUE_FLAGS are the global flags of src/cvisor.c that take a value");
 	for (size_t i = 0; i < with_value.n; i++) {
 		char one[64], two[64];
-		snprintf(one, sizeof one, "-%s", with_value.v[i]);
-		snprintf(two, sizeof two, "--%s", with_value.v[i]);
+		snprintf(one, sizeof(one), "-%s", with_value.v[i]);
+		snprintf(two, sizeof(two), "--%s", with_value.v[i]);
 		ok(cv_guard_flag_takes_value(one) && cv_guard_flag_takes_value(two), "the guard skips the value of %s",
 		   two);
 	}
 	for (size_t i = 0; i < without.n; i++) {
 		char two[64];
-		snprintf(two, sizeof two, "--%s", without.v[i]);
+		snprintf(two, sizeof(two), "--%s", without.v[i]);
 		ok(!cv_guard_flag_takes_value(two), "the guard takes no value after %s", two);
 	}
 	/* what the lists are for: the verb found past the flags */

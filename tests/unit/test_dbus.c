@@ -47,26 +47,85 @@ static void test_marshal_call(void)
 {
 	/* method call, serial 1, path "/o", member "M", body s:"hi" */
 	static const uint8_t want[] = {
-		'l', 1, 0, 1, 7, 0, 0, 0, 1, 0, 0, 0, 39, 0, 0, 0,
+		'l',
+		1,
+		0,
+		1,
+		7,
+		0,
+		0,
+		0,
+		1,
+		0,
+		0,
+		0,
+		39,
+		0,
+		0,
+		0,
 		/* PATH: code, signature "o", then u32 length, "/o\0" */
-		1, 1, 'o', 0, 2, 0, 0, 0, '/', 'o', 0,
-		0, 0, 0, 0, 0, /* to 8 */
+		1,
+		1,
+		'o',
+		0,
+		2,
+		0,
+		0,
+		0,
+		'/',
+		'o',
+		0,
+		0,
+		0,
+		0,
+		0,
+		0, /* to 8 */
 		/* MEMBER "M" */
-		3, 1, 's', 0, 1, 0, 0, 0, 'M', 0,
-		0, 0, 0, 0, 0, 0,
+		3,
+		1,
+		's',
+		0,
+		1,
+		0,
+		0,
+		0,
+		'M',
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
+		0,
 		/* SIGNATURE "s": a signature's length is one byte */
-		8, 1, 'g', 0, 1, 's', 0,
+		8,
+		1,
+		'g',
+		0,
+		1,
+		's',
+		0,
 		0, /* the body starts on 8 */
-		2, 0, 0, 0, 'h', 'i', 0,
+		2,
+		0,
+		0,
+		0,
+		'h',
+		'i',
+		0,
 	};
-	struct cv_dbus_header h = { .type = CV_DBUS_METHOD_CALL, .serial = 1, .path = "/o", .member = "M", .signature = "s" };
+	struct cv_dbus_header h = { .type = CV_DBUS_METHOD_CALL,
+				    .serial = 1,
+				    .path = "/o",
+				    .member = "M",
+				    .signature = "s" };
 	struct cv_dbus_writer body = { 0 }, out = { 0 };
 	struct cv_dbus_message m;
 	cv_error_t err = NULL;
 	const char *s = NULL;
 
 	cv_dbus_put_string(&body, "hi");
-	ok(cv_dbus_build(&h, &body, &out, &err) == 0 && bytes_eq(out.buf, out.len, want, sizeof want, "call"),
+	ok(cv_dbus_build(&h, &body, &out, &err) == 0 && bytes_eq(out.buf, out.len, want, sizeof(want), "call"),
 	   "a method call is encoded byte for byte");
 	ok(parse_copy(out.buf, out.len, &m, &err) == 0 && m.h.type == CV_DBUS_METHOD_CALL && m.h.serial == 1 &&
 		   strcmp(m.h.path, "/o") == 0 && strcmp(m.h.member, "M") == 0 && !m.h.interface &&
@@ -84,23 +143,18 @@ static void test_marshal_alignment(void)
 	 * the "t" variant's signature padded to 8, the array length counting
 	 * from the first element (after its own padding) */
 	static const uint8_t want_asv[] = {
-		40, 0, 0, 0, 0, 0, 0, 0,
-		1, 0, 0, 0, 'A', 0, 1, 't', 0, 0, 0, 0, 0, 0, 0, 0,
-		42, 0, 0, 0, 0, 0, 0, 0,
-		1, 0, 0, 0, 'B', 0, 1, 'b', 0, 0, 0, 0,
-		1, 0, 0, 0,
+		40, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 'A', 0, 1, 't', 0, 0, 0, 0, 0, 0, 0, 0,
+		42, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 'B', 0, 1, 'b', 0, 0, 0, 0, 1, 0, 0, 0,
 	};
 	/* "x" then an empty a(sa(sv)): the length, and the padding to the
 	 * struct's 8 even with no element */
 	static const uint8_t want_empty[] = {
-		1, 0, 0, 0, 'x', 0, 0, 0,
-		0, 0, 0, 0, 0, 0, 0, 0,
+		1, 0, 0, 0, 'x', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	};
 	/* au [1234] and ay [2] in variants (StartTransientUnit's PIDs and
 	 * AllowedCPUs) */
 	static const uint8_t want_arrays[] = {
-		2, 'a', 'u', 0, 4, 0, 0, 0, 0xd2, 0x04, 0, 0,
-		2, 'a', 'y', 0, 1, 0, 0, 0, 2,
+		2, 'a', 'u', 0, 4, 0, 0, 0, 0xd2, 0x04, 0, 0, 2, 'a', 'y', 0, 1, 0, 0, 0, 2,
 	};
 	struct cv_dbus_writer w = { 0 };
 	struct cv_dbus_array a, in;
@@ -115,13 +169,13 @@ static void test_marshal_alignment(void)
 	cv_dbus_variant_begin(&w, "b");
 	cv_dbus_put_bool(&w, true);
 	cv_dbus_array_end(&w, a);
-	ok(!w.error && bytes_eq(w.buf, w.len, want_asv, sizeof want_asv, "a(sv)"),
+	ok(!w.error && bytes_eq(w.buf, w.len, want_asv, sizeof(want_asv), "a(sv)"),
 	   "a(sv) with a t after an s: structs and u64 on 8");
 	cv_dbus_writer_clear(&w);
 
 	cv_dbus_put_string(&w, "x");
 	cv_dbus_array_end(&w, cv_dbus_array_begin(&w, "(sa(sv))"));
-	ok(!w.error && bytes_eq(w.buf, w.len, want_empty, sizeof want_empty, "empty array"),
+	ok(!w.error && bytes_eq(w.buf, w.len, want_empty, sizeof(want_empty), "empty array"),
 	   "an empty array of structs keeps the padding to its first element");
 	cv_dbus_writer_clear(&w);
 
@@ -133,14 +187,18 @@ static void test_marshal_alignment(void)
 	in = cv_dbus_array_begin(&w, "y");
 	cv_dbus_put_byte(&w, 2);
 	cv_dbus_array_end(&w, in);
-	ok(!w.error && bytes_eq(w.buf, w.len, want_arrays, sizeof want_arrays, "au/ay"), "au and ay in variants");
+	ok(!w.error && bytes_eq(w.buf, w.len, want_arrays, sizeof(want_arrays), "au/ay"), "au and ay in variants");
 	cv_dbus_writer_clear(&w);
 }
 
 static void test_writer_refuses(void)
 {
 	struct cv_dbus_writer w = { 0 }, out = { 0 };
-	struct cv_dbus_header h = { .type = CV_DBUS_METHOD_CALL, .serial = 1, .path = "/o", .member = "M", .signature = "s" };
+	struct cv_dbus_header h = { .type = CV_DBUS_METHOD_CALL,
+				    .serial = 1,
+				    .path = "/o",
+				    .member = "M",
+				    .signature = "s" };
 	cv_error_t err = NULL;
 
 	cv_dbus_put_string(&w, "bad \xc3\x28 utf-8");
@@ -430,43 +488,40 @@ static void test_reader_big_endian(void)
 {
 	/* a method return to serial 5 with body o "/j", big-endian by hand */
 	static const uint8_t be[] = {
-		'B', 2, 0, 1, 0, 0, 0, 7, 0, 0, 0, 7, 0, 0, 0, 15,
-		5, 1, 'u', 0, 0, 0, 0, 5,
-		8, 1, 'g', 0, 1, 'o', 0, 0,
-		0, 0, 0, 2, '/', 'j', 0,
+		'B', 2, 0, 1, 0, 0, 0,   7, 0, 0,   0, 7, 0, 0, 0, 15, 5,   1,   'u', 0,
+		0,   0, 0, 5, 8, 1, 'g', 0, 1, 'o', 0, 0, 0, 0, 0, 2,  '/', 'j', 0,
 	};
 	static const uint8_t err_msg[] = {
 		/* an ERROR to serial 3: name "e.X", body s "no" (little-endian) */
-		'l', 3, 0, 1, 7, 0, 0, 0, 4, 0, 0, 0, 31, 0, 0, 0,
-		4, 1, 's', 0, 3, 0, 0, 0, 'e', '.', 'X', 0, 0, 0, 0, 0,
-		5, 1, 'u', 0, 3, 0, 0, 0,
-		8, 1, 'g', 0, 1, 's', 0, 0,
-		2, 0, 0, 0, 'n', 'o', 0,
+		'l', 3, 0, 1, 7, 0, 0,   0, 4, 0, 0, 0, 31, 0, 0,   0, 4, 1,   's', 0, 3, 0, 0, 0, 'e', '.', 'X', 0,
+		0,   0, 0, 0, 5, 1, 'u', 0, 3, 0, 0, 0, 8,  1, 'g', 0, 1, 's', 0,   0, 2, 0, 0, 0, 'n', 'o', 0,
 	};
 	struct cv_dbus_message m;
 	cv_error_t err = NULL;
 	const char *job = NULL;
 	char buf[64];
 
-	ok(parse_copy(be, sizeof be, &m, &err) == 0 && m.big_endian && m.h.reply_serial == 5 && m.h.serial == 7 &&
+	ok(parse_copy(be, sizeof(be), &m, &err) == 0 && m.big_endian && m.h.reply_serial == 5 && m.h.serial == 7 &&
 		   cv_dbus_read(&m, "o", &err, &job) == 0 && strcmp(job, "/j") == 0,
 	   "a big-endian reply: %s", err ? err->msg : "");
 	cv_error_release(&err);
 	cv_dbus_message_clear(&m);
-	ok(parse_copy(err_msg, sizeof err_msg, &m, &err) == 0 && m.h.type == CV_DBUS_ERROR,
+	ok(parse_copy(err_msg, sizeof(err_msg), &m, &err) == 0 && m.h.type == CV_DBUS_ERROR,
 	   "an error reply parses: %s", err ? err->msg : "");
-	is_str(cv_dbus_error_message(&m, buf, sizeof buf), "e.X: no", "its name and message");
+	is_str(cv_dbus_error_message(&m, buf, sizeof(buf)), "e.X: no", "its name and message");
 	cv_error_release(&err);
 	cv_dbus_message_clear(&m);
 	{
-		uint8_t c[sizeof err_msg];
-		memcpy(c, err_msg, sizeof c);
+		uint8_t c[sizeof(err_msg)];
+		memcpy(c, err_msg, sizeof(c));
 		c[16] = 9; /* ERROR_NAME becomes UNIX_FDS... as a string */
-		ok(parse_copy(c, sizeof c, &m, &err) < 0, "a known field with the wrong type: %s", err ? err->msg : "");
+		ok(parse_copy(c, sizeof(c), &m, &err) < 0, "a known field with the wrong type: %s",
+		   err ? err->msg : "");
 		cv_error_release(&err);
-		memcpy(c, err_msg, sizeof c);
+		memcpy(c, err_msg, sizeof(c));
 		c[32] = 0x60; /* REPLY_SERIAL becomes an unknown field */
-		ok(parse_copy(c, sizeof c, &m, &err) < 0, "an error without its reply serial: %s", err ? err->msg : "");
+		ok(parse_copy(c, sizeof(c), &m, &err) < 0, "an error without its reply serial: %s",
+		   err ? err->msg : "");
 		cv_error_release(&err);
 	}
 }
@@ -481,8 +536,7 @@ static void test_address(void)
 	   "the system bus by default: %s", a ? a : "");
 	free(a);
 	setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/x", 1);
-	ok(cv_dbus_address(NULL, false, &a, &err) == 0 && strcmp(a, "unix:path=/x") == 0,
-	   "DBUS_SYSTEM_BUS_ADDRESS");
+	ok(cv_dbus_address(NULL, false, &a, &err) == 0 && strcmp(a, "unix:path=/x") == 0, "DBUS_SYSTEM_BUS_ADDRESS");
 	free(a);
 	ok(cv_dbus_address("unix:path=/given", true, &a, &err) == 0 && strcmp(a, "unix:path=/given") == 0,
 	   "an explicit address wins");
@@ -498,8 +552,8 @@ static void test_address(void)
 	free(a);
 	unsetenv("DBUS_SESSION_BUS_ADDRESS");
 	unsetenv("XDG_RUNTIME_DIR");
-	ok(cv_dbus_address(NULL, true, &a, &err) < 0 && strstr(err->msg, "XDG_RUNTIME_DIR"),
-	   "no user bus known: %s", err ? err->msg : "");
+	ok(cv_dbus_address(NULL, true, &a, &err) < 0 && strstr(err->msg, "XDG_RUNTIME_DIR"), "no user bus known: %s",
+	   err ? err->msg : "");
 	cv_error_release(&err);
 }
 
@@ -510,7 +564,8 @@ static int listen_abstract(const char *name)
 	size_t n = strlen(name);
 
 	memcpy(sa.sun_path + 1, name, n);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0 ||
+	if (fd < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0 ||
 	    listen(fd, 4) < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -536,14 +591,15 @@ static void test_connection(void)
 		   err->errnum == ENOENT,
 	   "no socket: %s", err ? err->msg : "");
 	cv_error_release(&err);
-	ok(cv_dbus_open("unix:path=/nonexistent/bus;unix:path=%2fnonexistent%2fother", cv_dbus_now_usec() + 1000000,
-			&c, &err) < 0 && strstr(err->msg, "/nonexistent/other"),
+	ok(cv_dbus_open("unix:path=/nonexistent/bus;unix:path=%2fnonexistent%2fother", cv_dbus_now_usec() + 1000000, &c,
+			&err) < 0 &&
+		   strstr(err->msg, "/nonexistent/other"),
 	   "each entry tried, escapes decoded: %s", err ? err->msg : "");
 	cv_error_release(&err);
 
 	/* a server that never answers: the deadline ends the wait */
-	snprintf(name, sizeof name, "cvisor-test-dbus-%d", (int)getpid());
-	snprintf(addr, sizeof addr, "unix:abstract=%s", name);
+	snprintf(name, sizeof(name), "cvisor-test-dbus-%d", (int)getpid());
+	snprintf(addr, sizeof(addr), "unix:abstract=%s", name);
 	lfd = listen_abstract(name);
 	ok(lfd >= 0, "abstract test socket");
 	t0 = cv_dbus_now_usec();
@@ -563,7 +619,7 @@ static void test_connection(void)
 	if (pid == 0) {
 		char buf[256];
 		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
 		/* the NUL byte, then the AUTH line with the euid in hex */
 		if (n < 2 || buf[0] != 0 || strncmp(buf + 1, "AUTH EXTERNAL ", 14) != 0)
 			_exit(1);

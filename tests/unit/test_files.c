@@ -20,16 +20,16 @@ static int key(const char *k)
 int main(void)
 {
 	const char *good[] = { "k", "proj/deps-1.2_x", "a/b/c/d", "A-Z.0-9", "x..y", "v1.tar" };
-	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
 		ok(key(good[i]) == 0, "key `%s` accepted", good[i]);
-	const char *bad[] = { "", "/abs", "trailing/", "a//b", "..", "../x", "a/../b", "a/..", ".", "./a",
-			      ".hidden", "a/.b", "sp ace", "del\x7f", "semi;colon", "back\\slash", "q?x", "%2e%2e",
-			      "é" };
-	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+	const char *bad[] = { "",           "/abs",        "trailing/", "a//b",    "..",   "../x",   "a/../b",
+			      "a/..",       ".",           "./a",       ".hidden", "a/.b", "sp ace", "del\x7f",
+			      "semi;colon", "back\\slash", "q?x",       "%2e%2e",  "é" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
 		ok(key(bad[i]) == -EINVAL, "key `%s` refused", bad[i]);
 	ok(key(NULL) == -EINVAL, "a NULL key is refused");
 	char longkey[CV_CACHE_KEY_MAX + 2];
-	memset(longkey, 'k', sizeof longkey - 1);
+	memset(longkey, 'k', sizeof(longkey) - 1);
 	longkey[CV_CACHE_KEY_MAX] = '\0';
 	ok(key(longkey) == 0, "a key of %d bytes is accepted", CV_CACHE_KEY_MAX);
 	longkey[CV_CACHE_KEY_MAX] = 'k';
@@ -38,7 +38,8 @@ int main(void)
 
 	cv_error_t err = NULL;
 	cv_cache_key_validate("a/../b", &err);
-	is_str(err ? err->msg : NULL, "cache key `a/../b`: a component starts with `.` (no `.` or `..`): Invalid argument",
+	is_str(err ? err->msg : NULL,
+	       "cache key `a/../b`: a component starts with `.` (no `.` or `..`): Invalid argument",
 	       "the message names the key and the rule");
 	cv_error_release(&err);
 	cv_cache_key_validate("a\tb", &err);

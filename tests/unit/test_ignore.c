@@ -58,7 +58,7 @@ static void docker(const char *text, const char *const *drop, const char *const 
 	check_set(ig, text, drop, keep);
 }
 
-#define L(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define L(...) ((const char *const[]){ __VA_ARGS__, NULL })
 #define NONE NULL
 
 static void fails(const char *dir, const char *text, enum cv_ignore_kind kind, int errnum, const char *want)
@@ -83,7 +83,12 @@ static void test_git_syntax(void)
 	git(" lead\n", L(" lead"), L("lead"));
 	git("tab\t\n", L("tab\t"), L("tab"));
 	/* CRLF line ends and a BOM */
-	git("\xef\xbb\xbf" "bom\r\ncrlf\r\n", L("bom", "crlf"), L("\xef\xbb\xbf" "bom", "crlf\r"));
+	git("\xef\xbb\xbf"
+	    "bom\r\ncrlf\r\n",
+	    L("bom", "crlf"),
+	    L("\xef\xbb\xbf"
+	      "bom",
+	      "crlf\r"));
 	/* no newline at the end of the file */
 	git("a\nlast", L("last"), L("las"));
 }
@@ -179,19 +184,19 @@ static void test_git_nested(void)
 	struct {
 		const char *dir, *text;
 	} files[] = {
-		{"", "*.tmp\n/top\nsub/deep\n"},
-		{"sub", "!keep.tmp\n/anchored\nlocal\n*.c\n"},
-		{"sub/inner", "!x.c\n"},
-		{"other", "!*.tmp\n"},
+		{ "", "*.tmp\n/top\nsub/deep\n" },
+		{ "sub", "!keep.tmp\n/anchored\nlocal\n*.c\n" },
+		{ "sub/inner", "!x.c\n" },
+		{ "other", "!*.tmp\n" },
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		ok(cv_ignore_add(ig, files[i].dir, files[i].text, strlen(files[i].text), GIT, &err) == 0,
 		   "add %s/.gitignore", files[i].dir);
 	check_set(ig, "nested",
-		  L("a.tmp", "sub/a.tmp", "sub/anchored", "sub/x/local", "sub/local", "sub/y.c", "sub/inner/y.c",
-		    "top", "sub/deep"),
-		  L("sub/keep.tmp", "sub/x/keep.tmp", "sub/x/anchored", "anchored", "local", "x.c",
-		    "sub/inner/x.c", "other/a.tmp", "other/x/a.tmp", "x/top", "sub/top", "subx/local"));
+		  L("a.tmp", "sub/a.tmp", "sub/anchored", "sub/x/local", "sub/local", "sub/y.c", "sub/inner/y.c", "top",
+		    "sub/deep"),
+		  L("sub/keep.tmp", "sub/x/keep.tmp", "sub/x/anchored", "anchored", "local", "x.c", "sub/inner/x.c",
+		    "other/a.tmp", "other/x/a.tmp", "x/top", "sub/top", "subx/local"));
 	/* adding to a directory again appends to its rules (the last wins) */
 	ok(cv_ignore_add(ig, "sub", "keep.tmp\n", 9, GIT, &err) == 0, "add sub/.gitignore again");
 	ok(cv_ignore_match(ig, "sub/keep.tmp", false), "a later line of the same directory wins");
@@ -217,7 +222,9 @@ static void test_docker(void)
 	docker("dir\n!dir/keep\n", L("dir/", "dir/x"), L("dir/keep", "dir/keep/y"));
 	docker("!x\nx\n", L("x"), NONE);
 	docker("*\n!src\n", L("a", "b/"), L("src", "src/x"));
-	docker("\xef\xbb\xbf" "bom\r\n", L("bom"), NONE);
+	docker("\xef\xbb\xbf"
+	       "bom\r\n",
+	       L("bom"), NONE);
 }
 
 static void test_errors(void)

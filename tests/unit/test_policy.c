@@ -53,15 +53,16 @@ static uint64_t size_of(const char *s)
 
 static void test_full(void)
 {
-	const char *doc = "{\n"
-			  " \"rootfs\": \"/srv/root\", \"workspace\": \"~/proj\",\n"
-			  " \"writable\": [\"/var/cache/x\", \"~/.cache\"],\n"
-			  " \"deny_write\": [\"~/proj/.git\"], \"deny_read\": [\"/etc/secret\"],\n"
-			  " \"network\": \"host\", \"allow_host_loopback\": false, \"env\": [\"EDITOR\", \"LC_*\", \"MODE=a=b\"],\n"
-			  " \"memory\": \"512MB\", \"cpus\": 1.5, \"cpu_seconds\": 60, \"processes\": 64,\n"
-			  " \"max_file_size\": \"1.5G\", \"open_files\": 256, \"timeout\": 2.5,\n"
-			  " \"max_output_bytes\": 4096, \"require_limits\": true, \"user\": \"1000:100\"\n"
-			  "}";
+	const char *doc =
+		"{\n"
+		" \"rootfs\": \"/srv/root\", \"workspace\": \"~/proj\",\n"
+		" \"writable\": [\"/var/cache/x\", \"~/.cache\"],\n"
+		" \"deny_write\": [\"~/proj/.git\"], \"deny_read\": [\"/etc/secret\"],\n"
+		" \"network\": \"host\", \"allow_host_loopback\": false, \"env\": [\"EDITOR\", \"LC_*\", \"MODE=a=b\"],\n"
+		" \"memory\": \"512MB\", \"cpus\": 1.5, \"cpu_seconds\": 60, \"processes\": 64,\n"
+		" \"max_file_size\": \"1.5G\", \"open_files\": 256, \"timeout\": 2.5,\n"
+		" \"max_output_bytes\": 4096, \"require_limits\": true, \"user\": \"1000:100\"\n"
+		"}";
 	cleanup_free char *msg = NULL;
 	cleanup_policy cv_policy *p = parse(doc, &msg);
 	if (!ok(p != NULL, "full policy parses")) {
@@ -100,8 +101,8 @@ static void test_defaults(void)
 {
 	cleanup_free char *msg = NULL;
 	cleanup_policy cv_policy *p = parse("{}", &msg);
-	ok(p && !p->rootfs && !p->workspace && !p->network_set && p->network == CV_POLICY_NET_NONE &&
-		   !p->memory.set && !p->timeout_ms.set && !p->user_set && !p->env.set,
+	ok(p && !p->rootfs && !p->workspace && !p->network_set && p->network == CV_POLICY_NET_NONE && !p->memory.set &&
+		   !p->timeout_ms.set && !p->user_set && !p->env.set,
 	   "empty policy: every default");
 	cleanup_free char *msg2 = NULL;
 	cleanup_policy cv_policy *q = parse("{\"memory\": null, \"writable\": []}", &msg2);
@@ -157,7 +158,8 @@ static void test_errors(void)
 	fails("{\"network\": \"full\"}",
 	      "policy.json: network: expected \"none\", \"outbound\" or \"host\", got \"full\"");
 	fails("{\"network\": true}", "policy.json: network: expected \"none\", \"outbound\" or \"host\", got true");
-	fails("{\"allow_host_loopback\": \"yes\"}", "policy.json: allow_host_loopback: expected true or false, got \"yes\"");
+	fails("{\"allow_host_loopback\": \"yes\"}",
+	      "policy.json: allow_host_loopback: expected true or false, got \"yes\"");
 	fails("{\"allow_host_loopback\": 1}", "policy.json: allow_host_loopback: expected true or false, got 1");
 	fails("{\"env\": [\"PATH\", \"1X\"]}", "policy.json: env[1]: expected NAME, PREFIX* or NAME=value, got \"1X\"");
 	fails("{\"env\": [\"*\"]}", "policy.json: env[0]: expected NAME, PREFIX* or NAME=value, got \"*\"");
@@ -179,7 +181,8 @@ static void test_errors(void)
 	fails("{\"allow_everything\": true}", "policy.json: unknown key \"allow_everything\"");
 	fails("{\"memory\": \"1G\", \"memory\": \"2G\"}", "policy.json: memory: given twice");
 	fails("[1]", "policy.json: expected an object, got an array");
-	fails("{\"memory\": \"1G\",}", "policy.json: invalid JSON at byte 17: parse error: invalid object key (must be a string)");
+	fails("{\"memory\": \"1G\",}",
+	      "policy.json: invalid JSON at byte 17: parse error: invalid object key (must be a string)");
 	fails("{\"memory\": ", "policy.json: invalid JSON at byte 11: parse error: premature EOF");
 }
 
@@ -220,7 +223,8 @@ static void test_flags(void)
 	flag_fails("processes", "7", "--processes: must be between 8 and 4194304, got \"7\"");
 	flag_fails("processes", "-1", "--processes: expected a whole number, got \"-1\"");
 	flag_fails("timeout", "soon", "--timeout: expected a number of seconds, got \"soon\"");
-	flag_fails("workspace", "rel", "--workspace: expected an absolute path or one starting with \"~/\", got \"rel\"");
+	flag_fails("workspace", "rel",
+		   "--workspace: expected an absolute path or one starting with \"~/\", got \"rel\"");
 	flag_fails("bogus", "1", "--bogus: not a policy setting");
 	flag_fails("allow-host-loopback", "maybe", "--allow-host-loopback: expected true or false, got \"maybe\"");
 	flag_fails("require-limits", "sometimes", "--require-limits: expected true or false, got \"sometimes\"");

@@ -24,12 +24,12 @@
 #include "tap.h"
 
 static char tmp[] = "/tmp/cvisor-test-safe-path-XXXXXX";
-static char root[sizeof tmp + 8];
+static char root[sizeof(tmp) + 8];
 
 static int put(const char *rel, const char *content)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/%s", tmp, rel);
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -41,14 +41,14 @@ static int put(const char *rel, const char *content)
 static int link_at(const char *target, const char *rel)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/%s", tmp, rel);
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
 	return symlink(target, path);
 }
 
 static int dir_at(const char *rel)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/%s", tmp, rel);
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
 	return mkdir(path, 0755);
 }
 
@@ -65,8 +65,8 @@ static int dir_at(const char *rel)
 static int make_tree(void)
 {
 	char abs_out[512];
-	snprintf(root, sizeof root, "%s/root", tmp);
-	snprintf(abs_out, sizeof abs_out, "%s/secret", tmp);
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	snprintf(abs_out, sizeof(abs_out), "%s/secret", tmp);
 	return dir_at("root") || dir_at("root/etc") || dir_at("root/dir") || put("root/etc/passwd", "inside") ||
 	       put("root/file", "x") || put("secret", "outside") || link_at("../../../..", "root/dir/up") ||
 	       link_at("/etc/passwd", "root/abs") || link_at("../secret", "root/rel-out") ||
@@ -81,7 +81,7 @@ static void expect_open(int rootfd, const char *path, const char *want, int want
 	int fd = cv_open_in_root(rootfd, path, O_RDONLY, 0, &err);
 	if (want) {
 		char buf[64] = "";
-		ssize_t n = fd >= 0 ? cv_read_buf(fd, buf, sizeof buf) : -1;
+		ssize_t n = fd >= 0 ? cv_read_buf(fd, buf, sizeof(buf)) : -1;
 		ok(n >= 0 && strcmp(buf, want) == 0, "%s: `%s` opens the rootfs's file (\"%.*s\")%s%s", mode, path,
 		   (int)strcspn(buf, "\n"), buf, err ? ": " : "", err ? err->msg : "");
 	} else
@@ -95,7 +95,7 @@ static void expect_open(int rootfd, const char *path, const char *want, int want
 static bool host_exists(const char *rel)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/%s", tmp, rel);
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
 	return access(path, F_OK) == 0;
 }
 
@@ -124,7 +124,7 @@ static void suite(const char *mode)
 	static const char *const roots[] = { "/", "..", "dir/up", "dir/up/", "dir/../../.." };
 	struct stat rst, st;
 	fstat(rootfd, &rst);
-	for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		int d = cv_open_in_root(rootfd, roots[i], O_PATH | O_DIRECTORY, 0, &err);
 		ok(d >= 0 && fstat(d, &st) == 0 && st.st_dev == rst.st_dev && st.st_ino == rst.st_ino,
 		   "%s: `%s` is the root itself", mode, roots[i]);
@@ -170,7 +170,8 @@ static void suite(const char *mode)
 		close(fd);
 	cv_error_release(&err);
 	fd = cv_mkdir_open_in_root(rootfd, "loop1/sub", false, &err);
-	ok(fd < 0 && err && err->errnum == ELOOP, "%s: under a symlink loop: ELOOP (%s)", mode, err ? err->msg : "made");
+	ok(fd < 0 && err && err->errnum == ELOOP, "%s: under a symlink loop: ELOOP (%s)", mode,
+	   err ? err->msg : "made");
 	if (fd >= 0)
 		close(fd);
 	cv_error_release(&err);
@@ -180,8 +181,9 @@ static void suite(const char *mode)
 	/* procfs: no symlink crossed below /proc (self is expanded by us) */
 	fd = cv_procfs_open("self/status", O_RDONLY, &err);
 	char buf[4096] = "", want[32];
-	snprintf(want, sizeof want, "\nPid:\t%d\n", (int)getpid());
-	ok(fd >= 0 && cv_read_buf(fd, buf, sizeof buf) > 0 && strstr(buf, want), "%s: /proc/self/status is ours", mode);
+	snprintf(want, sizeof(want), "\nPid:\t%d\n", (int)getpid());
+	ok(fd >= 0 && cv_read_buf(fd, buf, sizeof(buf)) > 0 && strstr(buf, want), "%s: /proc/self/status is ours",
+	   mode);
 	if (fd >= 0)
 		close(fd);
 	cv_error_release(&err);
@@ -203,13 +205,13 @@ static void test_clean(void)
 	static const struct {
 		const char *in, *out;
 	} cases[] = {
-		{ "/", "." },	    { "", "." },	  { "/a/./b//c/", "a/b/c" }, { "../../x", "x" },
-		{ "a/..", "." },    { "a/../../b", "b" }, { "/a/b/../c", "a/c" },    { "./.", "." },
-		{ "..a/b..", "..a/b.." },
+		{ "/", "." },           { "", "." },     { "/a/./b//c/", "a/b/c" },
+		{ "../../x", "x" },     { "a/..", "." }, { "a/../../b", "b" },
+		{ "/a/b/../c", "a/c" }, { "./.", "." },  { "..a/b..", "..a/b.." },
 	};
 	char out[64];
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		int r = cv_path_clean(cases[i].in, out, sizeof out);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = cv_path_clean(cases[i].in, out, sizeof(out));
 		ok(r == 0 && strcmp(out, cases[i].out) == 0, "cv_path_clean(\"%s\") = \"%s\" (got \"%s\")", cases[i].in,
 		   cases[i].out, r == 0 ? out : strerror(-r));
 	}
@@ -235,14 +237,14 @@ static void fallback_suite(void)
 		ok(syscall(SYS_openat2, AT_FDCWD, ".", NULL, 0) < 0 && errno == ENOSYS, "fallback: openat2 is ENOSYS");
 		suite("fallback");
 		int counts[2] = { tap_count, tap_failures };
-		_exit(write(p[1], counts, sizeof counts) == sizeof counts ? 0 : 3);
+		_exit(write(p[1], counts, sizeof(counts)) == sizeof(counts) ? 0 : 3);
 	}
 	close(p[1]);
 	int counts[2] = { 0, 0 }, status = -1;
-	ssize_t n = cv_read_buf(p[0], (char *)counts, sizeof counts + 1);
+	ssize_t n = cv_read_buf(p[0], (char *)counts, sizeof(counts) + 1);
 	close(p[0]);
 	waitpid(pid, &status, 0);
-	if (n != (ssize_t)sizeof counts || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (n != (ssize_t)sizeof(counts) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		ok(0, "the fallback suite ran (status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		return;
 	}
@@ -260,11 +262,12 @@ int main(void)
 	suite("openat2");
 	/* the second run makes the same things again */
 	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf %s/root/new %s/root/escaped %s/root/secret %s/root/made", tmp, tmp, tmp, tmp);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/root/new %s/root/escaped %s/root/secret %s/root/made", tmp, tmp, tmp,
+		 tmp);
 	if (system(cmd) != 0)
 		ok(0, "reset the tree");
 	fallback_suite();
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 	if (system(cmd) != 0)
 		ok(0, "remove %s", tmp);
 	return tap_done();

@@ -22,15 +22,22 @@
 static char tmpdir[] = "/tmp/cvisor-test-sandbox-XXXXXX";
 static char home[256], workspace[256];
 
-static char *env_fixture[] = { "PATH=/usr/bin:/bin", "SECRET_TOKEN=hunter2", "LC_ALL=C.UTF-8", "HOME=/home/u",
-			       "FOO=1", "TERMINAL_SECRET=x", "TERM=xterm", "LC_TOKEN=x", "LC_IDENTIFICATION=C",
-			       NULL };
+static char *env_fixture[] = {
+	"PATH=/usr/bin:/bin", "SECRET_TOKEN=hunter2", "LC_ALL=C.UTF-8", "HOME=/home/u",        "FOO=1",
+	"TERMINAL_SECRET=x",  "TERM=xterm",           "LC_TOKEN=x",     "LC_IDENTIFICATION=C", NULL
+};
 
 static struct cv_sandbox_host host(uid_t uid)
 {
-	struct cv_sandbox_host h = { .environ = env_fixture, .home = home, .uid = uid, .gid = uid,
-				     .sandbox_uid = 100000, .sandbox_gid = 100001, .ram = 8ull << 30,
-				     .hard_cpu = RLIM_INFINITY, .hard_fsize = RLIM_INFINITY,
+	struct cv_sandbox_host h = { .environ = env_fixture,
+				     .home = home,
+				     .uid = uid,
+				     .gid = uid,
+				     .sandbox_uid = 100000,
+				     .sandbox_gid = 100001,
+				     .ram = 8ull << 30,
+				     .hard_cpu = RLIM_INFINITY,
+				     .hard_fsize = RLIM_INFINITY,
 				     .hard_nofile = 4096 };
 	return h;
 }
@@ -170,7 +177,8 @@ static void test_defaults(void)
 		return;
 	}
 	ok(s->root && !strcmp(s->root->path, "/") && s->root->readonly, "root: the host's \"/\", read-only");
-	is_str(annotation(s, CV_ROOTFS_ANNOTATION_FLAGS), "nosuid,nodev", "the whole root tree nosuid and nodev (annotation)");
+	is_str(annotation(s, CV_ROOTFS_ANNOTATION_FLAGS), "nosuid,nodev",
+	       "the whole root tree nosuid and nodev (annotation)");
 	is_str(annotation(s, CV_INIT_ANNOTATION), "true", "a minimal init is PID 1, not the program (annotation)");
 	ok(!mount_at(s, "/usr") && !mount_at(s, "/etc") && !mount_at(s, "/"),
 	   "no bind per host entry or submount: the runtime clones the tree");
@@ -234,10 +242,10 @@ static void test_defaults(void)
 	const oci_seccomp *sc = l->seccomp;
 	ok(sc && !strcmp(sc->default_action, "SCMP_ACT_ALLOW"), "seccomp: allow by default");
 	const oci_seccomp_syscall *r = sc ? rule(sc, "ptrace", false) : NULL;
-	ok(r && !strcmp(r->action, "SCMP_ACT_ERRNO") && r->errno_ret.set && r->errno_ret.v == EPERM,
-	   "ptrace -> EPERM");
-	const char *const denied[] = { "mount", "unshare", "setns", "bpf", "perf_event_open", "keyctl",
-				       "userfaultfd", "open_by_handle_at", "kexec_load", "init_module" };
+	ok(r && !strcmp(r->action, "SCMP_ACT_ERRNO") && r->errno_ret.set && r->errno_ret.v == EPERM, "ptrace -> EPERM");
+	const char *const denied[] = { "mount",           "unshare",    "setns",       "bpf",
+				       "perf_event_open", "keyctl",     "userfaultfd", "open_by_handle_at",
+				       "kexec_load",      "init_module" };
 	bool all = sc != NULL;
 	for (size_t i = 0; all && i < sizeof(denied) / sizeof(denied[0]); i++)
 		all = rule(sc, denied[i], false) != NULL;
@@ -251,9 +259,9 @@ static void test_defaults(void)
 		if (!has(&c->names, "clone") || c->args_len != 1)
 			continue;
 		clone_rules++;
-		newuser = newuser || (c->args[0].index == 0 && c->args[0].value == 0x10000000 &&
-				      c->args[0].value_two.v == 0x10000000 &&
-				      !strcmp(c->args[0].op, "SCMP_CMP_MASKED_EQ"));
+		newuser = newuser ||
+			  (c->args[0].index == 0 && c->args[0].value == 0x10000000 &&
+			   c->args[0].value_two.v == 0x10000000 && !strcmp(c->args[0].op, "SCMP_CMP_MASKED_EQ"));
 	}
 	ok(clone_rules == 7 && newuser, "clone with any namespace flag (CLONE_NEWUSER, ...) -> EPERM");
 	r = sc ? rule(sc, "ioctl", true) : NULL;
@@ -295,10 +303,10 @@ static void test_defaults(void)
 static void test_limits(void)
 {
 	cleanup_free char *msg = NULL;
-	cleanup_spec oci_spec *s =
-		convert("{\"memory\": \"512MB\", \"cpus\": 1.5, \"processes\": 64, \"cpu_seconds\": 10,"
-			" \"max_file_size\": \"1MB\", \"open_files\": 100, \"timeout\": 2.5, \"max_output_bytes\": 10}",
-			0, &msg);
+	cleanup_spec oci_spec *s = convert(
+		"{\"memory\": \"512MB\", \"cpus\": 1.5, \"processes\": 64, \"cpu_seconds\": 10,"
+		" \"max_file_size\": \"1MB\", \"open_files\": 100, \"timeout\": 2.5, \"max_output_bytes\": 10}",
+		0, &msg);
 	if (!ok(s != NULL, "limits convert")) {
 		tap_diag("%s", msg);
 		return;
@@ -330,7 +338,8 @@ static void test_limits(void)
 	is_str(only, "timeout, require_limits", "the keys only cvisor do enforces, require_limits among them");
 	cleanup_free char *m3 = NULL;
 	cleanup_spec oci_spec *rs = convert("{\"require_limits\": true}", 0, &m3);
-	is_str(annotation(rs, CV_SANDBOX_ANNOTATION_REQUIRE_LIMITS), "true", "require_limits recorded as an annotation");
+	is_str(annotation(rs, CV_SANDBOX_ANNOTATION_REQUIRE_LIMITS), "true",
+	       "require_limits recorded as an annotation");
 
 	cleanup_free char *m2 = NULL;
 	oci_spec *bad = convert("{\"open_files\": 5000}", 0, &m2);
@@ -435,15 +444,16 @@ static void test_paths(void)
 	snprintf(want, sizeof(want), "policy: workspace: `%s` is in `~/.ssh` of the credential list: %s", ssh, wins);
 	refused("{\"workspace\": \"~/.ssh\"}", 0, want, "a workspace in a credential store is refused");
 	snprintf(json, sizeof(json), "{\"writable\": [\"%s/link\"]}", workspace);
-	snprintf(want, sizeof(want), "policy: writable: `%s/link` resolves to `%s`, in `~/.ssh` of the credential list: %s",
-		 workspace, ssh, wins);
+	snprintf(want, sizeof(want),
+		 "policy: writable: `%s/link` resolves to `%s`, in `~/.ssh` of the credential list: %s", workspace, ssh,
+		 wins);
 	refused(json, 1000, want, "a writable symlink into a credential store is refused (non-root caller too)");
 	snprintf(json, sizeof(json), "{\"writable\": [\"%s\"]}", tmpdir);
-	snprintf(want, sizeof(want), "policy: writable: `%s` holds `%s` (`~/.ssh` of the credential list): %s", tmpdir, ssh,
-		 wins);
+	snprintf(want, sizeof(want), "policy: writable: `%s` holds `%s` (`~/.ssh` of the credential list): %s", tmpdir,
+		 ssh, wins);
 	refused(json, 0, want, "a writable directory holding a credential store is refused");
-	snprintf(want, sizeof(want), "policy: writable: `/etc` holds `/etc/shadow` (`/etc/shadow` of the credential list): %s",
-		 wins);
+	snprintf(want, sizeof(want),
+		 "policy: writable: `/etc` holds `/etc/shadow` (`/etc/shadow` of the credential list): %s", wins);
 	refused("{\"writable\": [\"/etc\"]}", 0, want, "/etc holds /etc/shadow");
 	struct cv_sandbox_host h = host(0);
 	char elsewhere[512];
@@ -527,8 +537,7 @@ static void test_network(void)
 	oci_spec_free(s);
 	free(msg);
 
-	s = convert_net("{\"network\": \"outbound\", \"allow_host_loopback\": true}", "/bin/true", "/usr/bin/x",
-			&msg);
+	s = convert_net("{\"network\": \"outbound\", \"allow_host_loopback\": true}", "/bin/true", "/usr/bin/x", &msg);
 	hk = s && s->hooks ? &s->hooks->create_runtime.v[0] : NULL;
 	ok(hk && hk->args.len == 4 && !strcmp(hk->args.v[3], "--allow-host-loopback"),
 	   "allow_host_loopback: passed to the hook");
@@ -548,14 +557,17 @@ static void test_network(void)
 
 	s = convert_net("{\"network\": \"outbound\"}", "/nonexistent/cvisor-slirp", "/usr/bin/x", &msg);
 	ok(!s, "outbound with a missing hook fails");
-	is_str(msg, "policy: network: \"outbound\" needs the hook program `/nonexistent/cvisor-slirp`: "
-		    "No such file or directory", "its message");
+	is_str(msg,
+	       "policy: network: \"outbound\" needs the hook program `/nonexistent/cvisor-slirp`: "
+	       "No such file or directory",
+	       "its message");
 	oci_spec_free(s);
 	free(msg);
 
 	s = convert_net("{\"network\": \"outbound\"}", "/bin/true", NULL, &msg);
 	ok(!s, "outbound without slirp4netns fails");
-	is_str(msg, "policy: network: \"outbound\" needs slirp4netns, which is not in PATH (Debian package slirp4netns)",
+	is_str(msg,
+	       "policy: network: \"outbound\" needs slirp4netns, which is not in PATH (Debian package slirp4netns)",
 	       "its message");
 	oci_spec_free(s);
 	free(msg);

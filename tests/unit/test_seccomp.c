@@ -83,25 +83,53 @@ static uint32_t bpf_run(const struct sock_filter *p, size_t len, const struct se
 			break;
 		case BPF_ALU:
 			switch (BPF_OP(i->code)) {
-			case BPF_ADD: A += src; break;
-			case BPF_SUB: A -= src; break;
-			case BPF_AND: A &= src; break;
-			case BPF_OR: A |= src; break;
-			case BPF_XOR: A ^= src; break;
-			case BPF_LSH: A <<= src; break;
-			case BPF_RSH: A >>= src; break;
-			case BPF_NEG: A = -A; break;
-			default: return 0xdeadbeef;
+			case BPF_ADD:
+				A += src;
+				break;
+			case BPF_SUB:
+				A -= src;
+				break;
+			case BPF_AND:
+				A &= src;
+				break;
+			case BPF_OR:
+				A |= src;
+				break;
+			case BPF_XOR:
+				A ^= src;
+				break;
+			case BPF_LSH:
+				A <<= src;
+				break;
+			case BPF_RSH:
+				A >>= src;
+				break;
+			case BPF_NEG:
+				A = -A;
+				break;
+			default:
+				return 0xdeadbeef;
 			}
 			break;
 		case BPF_JMP:
 			switch (BPF_OP(i->code)) {
-			case BPF_JA: pc += i->k; break;
-			case BPF_JEQ: pc += A == src ? i->jt : i->jf; break;
-			case BPF_JGT: pc += A > src ? i->jt : i->jf; break;
-			case BPF_JGE: pc += A >= src ? i->jt : i->jf; break;
-			case BPF_JSET: pc += (A & src) ? i->jt : i->jf; break;
-			default: return 0xdeadbeef;
+			case BPF_JA:
+				pc += i->k;
+				break;
+			case BPF_JEQ:
+				pc += A == src ? i->jt : i->jf;
+				break;
+			case BPF_JGT:
+				pc += A > src ? i->jt : i->jf;
+				break;
+			case BPF_JGE:
+				pc += A >= src ? i->jt : i->jf;
+				break;
+			case BPF_JSET:
+				pc += (A & src) ? i->jt : i->jf;
+				break;
+			default:
+				return 0xdeadbeef;
 			}
 			break;
 		case BPF_RET:
@@ -248,7 +276,8 @@ static void test_actions(void)
 		cv_seccomp_free(f);
 	}
 	/* TRACE errnoRet is the value handed to the tracer */
-	oci_seccomp_syscall sc = { .names = strv(0, "getppid", NULL), .action = "SCMP_ACT_TRACE",
+	oci_seccomp_syscall sc = { .names = strv(0, "getppid", NULL),
+				   .action = "SCMP_ACT_TRACE",
 				   .errno_ret = { true, 42 } };
 	oci_seccomp p = { .default_action = "SCMP_ACT_ALLOW", .syscalls = &sc, .syscalls_len = 1 };
 	struct cv_seccomp *f = compile_ok(&p, "TRACE with errnoRet");
@@ -260,8 +289,10 @@ static void test_actions(void)
 static void test_default_errno(void)
 {
 	oci_seccomp_syscall sc = { .names = strv(0, "getpid", NULL), .action = "SCMP_ACT_ALLOW" };
-	oci_seccomp p = { .default_action = "SCMP_ACT_ERRNO", .default_errno_ret = { true, ENOSYS },
-			  .syscalls = &sc, .syscalls_len = 1 };
+	oci_seccomp p = { .default_action = "SCMP_ACT_ERRNO",
+			  .default_errno_ret = { true, ENOSYS },
+			  .syscalls = &sc,
+			  .syscalls_len = 1 };
 	struct cv_seccomp *f = compile_ok(&p, "defaultErrnoRet");
 	if (!f)
 		return;
@@ -280,7 +311,9 @@ static void test_args(void)
 {
 	oci_seccomp_arg pers0 = { .index = 0, .value = 0, .op = "SCMP_CMP_EQ" };
 	oci_seccomp_arg persall = { .index = 0, .value = 0xffffffff, .op = "SCMP_CMP_EQ" };
-	oci_seccomp_arg masked = { .index = 0, .value = CLONE_NEWUSER, .value_two = { true, 0 },
+	oci_seccomp_arg masked = { .index = 0,
+				   .value = CLONE_NEWUSER,
+				   .value_two = { true, 0 },
 				   .op = "SCMP_CMP_MASKED_EQ" };
 	oci_seccomp_arg and2[2] = { { .index = 0, .value = 1, .op = "SCMP_CMP_EQ" },
 				    { .index = 1, .value = 5, .op = "SCMP_CMP_GT" } };
@@ -433,7 +466,9 @@ static void test_errors(void)
 static void test_notify_load(void)
 {
 	oci_seccomp_syscall sc = { .names = strv(0, "getppid", NULL), .action = "SCMP_ACT_NOTIFY" };
-	oci_seccomp p = { .default_action = "SCMP_ACT_ALLOW", .syscalls = &sc, .syscalls_len = 1,
+	oci_seccomp p = { .default_action = "SCMP_ACT_ALLOW",
+			  .syscalls = &sc,
+			  .syscalls_len = 1,
 			  .flags = strv(1, "SECCOMP_FILTER_FLAG_TSYNC", NULL) };
 	struct cv_seccomp *f = compile_ok(&p, "notify profile");
 	int fds[2];
@@ -512,7 +547,8 @@ static double now_ms(void)
 static void test_podman_profile(void)
 {
 	/* the OCI form podman 4.3 generates from containers-common's profile */
-	const char *path = getenv("CVISOR_SECCOMP_PROFILE") ?: SRCDIR "/tests/integration/data/seccomp/podman-default.json";
+	const char *path = getenv("CVISOR_SECCOMP_PROFILE")
+				   ?: SRCDIR "/tests/integration/data/seccomp/podman-default.json";
 	oci_seccomp *p = load_profile_json(path);
 	struct cv_seccomp *f;
 	double t0, t1;
@@ -534,7 +570,8 @@ static void test_podman_profile(void)
 	ok(verdict(f, SYS_kexec_load, 0, 0) == RET_ERRNO(EPERM), "podman: kexec_load EPERM");
 	{
 		struct seccomp_data d = { .nr = SYS_socket, .arch = AUDIT_ARCH_X86_64, .args = { 16, 3, 9 } };
-		ok(bpf_run(f->insns, f->len, &d) == RET_ERRNO(EINVAL), "podman: socket(AF_NETLINK, _, NETLINK_AUDIT) EINVAL");
+		ok(bpf_run(f->insns, f->len, &d) == RET_ERRNO(EINVAL),
+		   "podman: socket(AF_NETLINK, _, NETLINK_AUDIT) EINVAL");
 		d.args[2] = 0;
 		ok(bpf_run(f->insns, f->len, &d) == SECCOMP_RET_ALLOW, "podman: socket(AF_NETLINK, _, 0) allowed");
 	}
@@ -577,9 +614,10 @@ static void test_notify_agent(void)
 
 		if (cv_seccomp_load(f, &nfd, &err) < 0 || nfd < 0)
 			_exit(100);
-		snprintf(state, sizeof(state),
-			 "{\"ociVersion\":\"1.3.0\",\"id\":\"unit\",\"status\":\"creating\",\"pid\":%d,\"bundle\":\"/\"}",
-			 (int)getpid());
+		snprintf(
+			state, sizeof(state),
+			"{\"ociVersion\":\"1.3.0\",\"id\":\"unit\",\"status\":\"creating\",\"pid\":%d,\"bundle\":\"/\"}",
+			(int)getpid());
 		if (cv_seccomp_send_listener(sock, nfd, (int)getpid(), state, "meta \"quoted\"", &err) < 0)
 			_exit(101);
 		close(nfd);
@@ -626,7 +664,8 @@ static int count_entries(const char *dir)
 
 static void test_cache(void)
 {
-	const char *path = getenv("CVISOR_SECCOMP_PROFILE") ?: SRCDIR "/tests/integration/data/seccomp/podman-default.json";
+	const char *path = getenv("CVISOR_SECCOMP_PROFILE")
+				   ?: SRCDIR "/tests/integration/data/seccomp/podman-default.json";
 	oci_seccomp *p = load_profile_json(path);
 	char dir[] = "/tmp/cvisor-seccomp-cache-XXXXXX";
 	char cache[sizeof(dir) + 16], cmd[256];
@@ -670,7 +709,10 @@ static void test_cache(void)
 
 	/* a directory others can write to is not trusted: tamper with the
 	 * program's last instruction, which a trusted lookup would return */
-	snprintf(cmd, sizeof(cmd), "for f in %s/*.bpf; do printf 'XXXXXXXX' | dd of=$f bs=1 seek=$(($(stat -c %%s $f) - 8)) conv=notrunc status=none; done", cache);
+	snprintf(
+		cmd, sizeof(cmd),
+		"for f in %s/*.bpf; do printf 'XXXXXXXX' | dd of=$f bs=1 seek=$(($(stat -c %%s $f) - 8)) conv=notrunc status=none; done",
+		cache);
 	if (system(cmd) != 0)
 		ok(0, "tamper with entries");
 	chmod(cache, 0777);

@@ -229,8 +229,7 @@ static void test_valid_documents(void)
 
 	s = expect_valid(RES("\"memory\":{\"limit\":-9223372036854775808},\"cpu\":{\"shares\":18446744073709551615}"),
 			 "int64 and uint64 extremes");
-	ok(s && s->linux_->resources->memory->limit.v == INT64_MIN &&
-		   s->linux_->resources->cpu->shares.v == UINT64_MAX,
+	ok(s && s->linux_->resources->memory->limit.v == INT64_MIN && s->linux_->resources->cpu->shares.v == UINT64_MAX,
 	   "int64 min and uint64 max are exact");
 	oci_spec_free(s);
 }
@@ -246,8 +245,10 @@ static void test_type_errors(void)
 	expect_error(BASE "\"mounts\":{}}", "config.json: mounts: expected an array, got an object");
 	expect_error(BASE "\"mounts\":[{\"destination\":\"/x\",\"options\":[\"ro\",1]}]}",
 		     "config.json: mounts[0].options[1]: expected a string, got 1");
-	expect_error(BASE "\"mounts\":[{\"destination\":\"/x\",\"uidMappings\":[{\"containerID\":0,\"hostID\":1,\"size\":true}]}]}",
-		     "config.json: mounts[0].uidMappings[0].size: expected a non-negative integer, got true");
+	expect_error(
+		BASE
+		"\"mounts\":[{\"destination\":\"/x\",\"uidMappings\":[{\"containerID\":0,\"hostID\":1,\"size\":true}]}]}",
+		"config.json: mounts[0].uidMappings[0].size: expected a non-negative integer, got true");
 	expect_error(BASE "\"hostname\":[]}", "config.json: hostname: expected a string, got an array");
 	expect_error(PROC("\"user\":{\"uid\":\"root\",\"gid\":0}"),
 		     "config.json: process.user.uid: expected a non-negative integer, got \"root\"");
@@ -268,7 +269,8 @@ static void test_type_errors(void)
 	expect_error(PROC("\"env\":\"A=1\""), "config.json: process.env: expected an array, got \"A=1\"");
 	expect_error(PROC("\"capabilities\":{\"bounding\":[1]}"),
 		     "config.json: process.capabilities.bounding[0]: expected a string, got 1");
-	expect_error(PROC("\"capabilities\":[]"), "config.json: process.capabilities: expected an object, got an array");
+	expect_error(PROC("\"capabilities\":[]"),
+		     "config.json: process.capabilities: expected an object, got an array");
 	expect_error(PROC("\"oomScoreAdj\":\"x\""), "config.json: process.oomScoreAdj: expected an integer, got \"x\"");
 	expect_error(PROC("\"execCPUAffinity\":\"0\""),
 		     "config.json: process.execCPUAffinity: expected an object, got \"0\"");
@@ -281,17 +283,20 @@ static void test_type_errors(void)
 	expect_error(RES("\"memory\":{\"limit\":9223372036854775808}"),
 		     "config.json: linux.resources.memory.limit: 9223372036854775808 is out of range "
 		     "(-9223372036854775808..9223372036854775807)");
-	expect_error(RES("\"cpu\":{\"shares\":18446744073709551616}"),
-		     "config.json: linux.resources.cpu.shares: 18446744073709551616 is out of range (0..18446744073709551615)");
+	expect_error(
+		RES("\"cpu\":{\"shares\":18446744073709551616}"),
+		"config.json: linux.resources.cpu.shares: 18446744073709551616 is out of range (0..18446744073709551615)");
 	expect_error(RES("\"cpu\":{\"shares\":-1}"),
 		     "config.json: linux.resources.cpu.shares: expected a non-negative integer, got -1");
 	expect_error(RES("\"memory\":{\"disableOOMKiller\":0}"),
 		     "config.json: linux.resources.memory.disableOOMKiller: expected a boolean, got 0");
 	expect_error(RES("\"rdma\":{\"mlx\":{\"hcaHandles\":-1}}"),
 		     "config.json: linux.resources.rdma[\"mlx\"].hcaHandles: expected a non-negative integer, got -1");
-	expect_error(RES("\"unified\":{\"a\":true}"), "config.json: linux.resources.unified[\"a\"]: expected a string, got true");
-	expect_error(RES("\"blockIO\":{\"throttleReadBpsDevice\":[{\"major\":8,\"minor\":0,\"rate\":\"fast\"}]}"),
-		     "config.json: linux.resources.blockIO.throttleReadBpsDevice[0].rate: expected a non-negative integer, got \"fast\"");
+	expect_error(RES("\"unified\":{\"a\":true}"),
+		     "config.json: linux.resources.unified[\"a\"]: expected a string, got true");
+	expect_error(
+		RES("\"blockIO\":{\"throttleReadBpsDevice\":[{\"major\":8,\"minor\":0,\"rate\":\"fast\"}]}"),
+		"config.json: linux.resources.blockIO.throttleReadBpsDevice[0].rate: expected a non-negative integer, got \"fast\"");
 	expect_error(LINUX("\"sysctl\":{\"k\":1}"), "config.json: linux.sysctl[\"k\"]: expected a string, got 1");
 	expect_error(LINUX("\"intelRdt\":{\"schemata\":\"x\"}"),
 		     "config.json: linux.intelRdt.schemata: expected an array, got \"x\"");
@@ -301,8 +306,9 @@ static void test_type_errors(void)
 		     "config.json: linux.uidMappings[0].size: expected a non-negative integer, got \"1\"");
 	expect_error(LINUX("\"namespaces\":[{\"type\":7}]"),
 		     "config.json: linux.namespaces[0].type: expected a string, got 7");
-	expect_error(SECCOMP("\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"index\":0,\"value\":-1,\"op\":\"SCMP_CMP_EQ\"}]}]"),
-		     "config.json: linux.seccomp.syscalls[0].args[0].value: expected a non-negative integer, got -1");
+	expect_error(
+		SECCOMP("\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"index\":0,\"value\":-1,\"op\":\"SCMP_CMP_EQ\"}]}]"),
+		"config.json: linux.seccomp.syscalls[0].args[0].value: expected a non-negative integer, got -1");
 	expect_error(BASE "\"hostname\":\"a\\u0000b\"}", "config.json: hostname: string contains a NUL character");
 	/* A long value is cut in the message. */
 	char json[512];
@@ -324,16 +330,20 @@ static void test_missing_required(void)
 	expect_error(BASE "\"mounts\":[{\"destination\":\"/x\",\"uidMappings\":[{\"containerID\":0,\"hostID\":1}]}]}",
 		     "config.json: mounts[0].uidMappings[0]: missing required property \"size\"");
 	expect_error(BASE "\"process\":{\"cwd\":\"/\"}}", "config.json: process: missing required property \"args\"");
-	expect_error(BASE "\"process\":{\"args\":[\"sh\"]}}", "config.json: process: missing required property \"cwd\"");
+	expect_error(BASE "\"process\":{\"args\":[\"sh\"]}}",
+		     "config.json: process: missing required property \"cwd\"");
 	expect_error(PROC("\"user\":{\"uid\":0}"), "config.json: process.user: missing required property \"gid\"");
-	expect_error(PROC("\"consoleSize\":{\"height\":1}"), "config.json: process.consoleSize: missing required property \"width\"");
+	expect_error(PROC("\"consoleSize\":{\"height\":1}"),
+		     "config.json: process.consoleSize: missing required property \"width\"");
 	expect_error(PROC("\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":1}]"),
 		     "config.json: process.rlimits[0]: missing required property \"soft\"");
 	expect_error(PROC("\"rlimits\":[{\"hard\":1,\"soft\":1}]"),
 		     "config.json: process.rlimits[0]: missing required property \"type\"");
 	expect_error(PROC("\"scheduler\":{}"), "config.json: process.scheduler: missing required property \"policy\"");
-	expect_error(PROC("\"ioPriority\":{\"priority\":1}"), "config.json: process.ioPriority: missing required property \"class\"");
-	expect_error(BASE "\"hooks\":{\"prestart\":[{}]}}", "config.json: hooks.prestart[0]: missing required property \"path\"");
+	expect_error(PROC("\"ioPriority\":{\"priority\":1}"),
+		     "config.json: process.ioPriority: missing required property \"class\"");
+	expect_error(BASE "\"hooks\":{\"prestart\":[{}]}}",
+		     "config.json: hooks.prestart[0]: missing required property \"path\"");
 	expect_error(BASE "\"hooks\":{\"poststop\":[{\"path\":\"/a\"},{\"args\":[]}]}}",
 		     "config.json: hooks.poststop[1]: missing required property \"path\"");
 	expect_error(LINUX("\"namespaces\":[{\"path\":\"/proc/1/ns/pid\"}]"),
@@ -353,30 +363,37 @@ static void test_missing_required(void)
 		     "config.json: linux.resources.blockIO.weightDevice[0]: missing required property \"minor\"");
 	expect_error(RES("\"network\":{\"priorities\":[{\"name\":\"eth0\"}]}"),
 		     "config.json: linux.resources.network.priorities[0]: missing required property \"priority\"");
-	expect_error(LINUX("\"seccomp\":{}"), "config.json: linux.seccomp: missing required property \"defaultAction\"");
+	expect_error(LINUX("\"seccomp\":{}"),
+		     "config.json: linux.seccomp: missing required property \"defaultAction\"");
 	expect_error(SECCOMP("\"syscalls\":[{\"action\":\"SCMP_ACT_ALLOW\"}]"),
 		     "config.json: linux.seccomp.syscalls[0]: missing required property \"names\"");
 	expect_error(SECCOMP("\"syscalls\":[{\"names\":[\"read\"]}]"),
 		     "config.json: linux.seccomp.syscalls[0]: missing required property \"action\"");
-	expect_error(SECCOMP("\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"value\":1,\"op\":\"SCMP_CMP_EQ\"}]}]"),
-		     "config.json: linux.seccomp.syscalls[0].args[0]: missing required property \"index\"");
-	expect_error(SECCOMP("\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"index\":1,\"value\":1}]}]"),
-		     "config.json: linux.seccomp.syscalls[0].args[0]: missing required property \"op\"");
-	expect_error(LINUX("\"personality\":{}"), "config.json: linux.personality: missing required property \"domain\"");
+	expect_error(
+		SECCOMP("\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"value\":1,\"op\":\"SCMP_CMP_EQ\"}]}]"),
+		"config.json: linux.seccomp.syscalls[0].args[0]: missing required property \"index\"");
+	expect_error(
+		SECCOMP("\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"index\":1,\"value\":1}]}]"),
+		"config.json: linux.seccomp.syscalls[0].args[0]: missing required property \"op\"");
+	expect_error(LINUX("\"personality\":{}"),
+		     "config.json: linux.personality: missing required property \"domain\"");
 	expect_error(LINUX("\"memoryPolicy\":{\"nodes\":\"0\"}"),
 		     "config.json: linux.memoryPolicy: missing required property \"mode\"");
 }
 
 static void test_semantic_errors(void)
 {
-	expect_error("{\"ociVersion\":\"2.0.0\"}", "config.json: ociVersion: unsupported major version \"2.0.0\" (want 1.x)");
-	expect_error("{\"ociVersion\":\"0.1.0\"}", "config.json: ociVersion: unsupported major version \"0.1.0\" (want 1.x)");
+	expect_error("{\"ociVersion\":\"2.0.0\"}",
+		     "config.json: ociVersion: unsupported major version \"2.0.0\" (want 1.x)");
+	expect_error("{\"ociVersion\":\"0.1.0\"}",
+		     "config.json: ociVersion: unsupported major version \"0.1.0\" (want 1.x)");
 	expect_error("{\"ociVersion\":\"abc\"}", "config.json: ociVersion: not a version: \"abc\"");
 	expect_error("{\"ociVersion\":\"1\"}", "config.json: ociVersion: not a version: \"1\"");
 	expect_error(BASE "\"root\":{\"path\":\"\"}}", "config.json: root.path: must not be empty");
 	expect_error(BASE "\"mounts\":[{\"destination\":\"proc\"}]}",
 		     "config.json: mounts[0].destination: must be an absolute path, got \"proc\"");
-	expect_error(BASE "\"process\":{\"args\":[],\"cwd\":\"/\"}}", "config.json: process.args: must contain at least one entry");
+	expect_error(BASE "\"process\":{\"args\":[],\"cwd\":\"/\"}}",
+		     "config.json: process.args: must contain at least one entry");
 	expect_error(BASE "\"process\":{\"args\":[\"sh\"],\"cwd\":\"tmp\"}}",
 		     "config.json: process.cwd: must be an absolute path, got \"tmp\"");
 	expect_error(PROC("\"user\":{\"uid\":0,\"gid\":0,\"umask\":512}"),
@@ -386,9 +403,11 @@ static void test_semantic_errors(void)
 		     "config.json: process.rlimits[0].type: unknown rlimit type \"RLIMIT_FOO\"");
 	expect_error(PROC("\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":1024,\"soft\":2048}]"),
 		     "config.json: process.rlimits[0]: soft limit 2048 exceeds hard limit 1024");
-	expect_error(PROC("\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":1,\"soft\":1},{\"type\":\"RLIMIT_NOFILE\",\"hard\":1,\"soft\":1}]"),
-		     "config.json: process.rlimits[1].type: duplicate rlimit type \"RLIMIT_NOFILE\"");
-	expect_error(PROC("\"oomScoreAdj\":1001"), "config.json: process.oomScoreAdj: 1001 is out of range (-1000..1000)");
+	expect_error(
+		PROC("\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":1,\"soft\":1},{\"type\":\"RLIMIT_NOFILE\",\"hard\":1,\"soft\":1}]"),
+		"config.json: process.rlimits[1].type: duplicate rlimit type \"RLIMIT_NOFILE\"");
+	expect_error(PROC("\"oomScoreAdj\":1001"),
+		     "config.json: process.oomScoreAdj: 1001 is out of range (-1000..1000)");
 	expect_error(PROC("\"scheduler\":{\"policy\":\"SCHED_FOO\"}"),
 		     "config.json: process.scheduler.policy: unknown scheduler policy \"SCHED_FOO\"");
 	expect_error(PROC("\"scheduler\":{\"policy\":\"SCHED_OTHER\",\"flags\":[\"X\"]}"),
@@ -415,9 +434,11 @@ static void test_semantic_errors(void)
 		     "config.json: linux.devices[0].path: must be an absolute path, got \"dev/x\"");
 	expect_error(RES("\"devices\":[{\"allow\":true,\"type\":\"p\"}]"),
 		     "config.json: linux.resources.devices[0].type: unknown device type \"p\"");
-	expect_error(RES("\"devices\":[{\"allow\":true,\"access\":\"rwx\"}]"),
-		     "config.json: linux.resources.devices[0].access: expected a combination of r, w and m, got \"rwx\"");
-	expect_error(RES("\"blockIO\":{\"weight\":5}"), "config.json: linux.resources.blockIO.weight: 5 is out of range (10..1000)");
+	expect_error(
+		RES("\"devices\":[{\"allow\":true,\"access\":\"rwx\"}]"),
+		"config.json: linux.resources.devices[0].access: expected a combination of r, w and m, got \"rwx\"");
+	expect_error(RES("\"blockIO\":{\"weight\":5}"),
+		     "config.json: linux.resources.blockIO.weight: 5 is out of range (10..1000)");
 	expect_error(RES("\"blockIO\":{\"leafWeight\":70000}"),
 		     "config.json: linux.resources.blockIO.leafWeight: 70000 is out of range (10..1000)");
 	expect_error(RES("\"blockIO\":{\"weightDevice\":[{\"major\":8,\"minor\":0,\"weight\":1001}]}"),
@@ -434,15 +455,18 @@ static void test_semantic_errors(void)
 		     "config.json: linux.seccomp.syscalls[0].action: unknown seccomp action \"SCMP_ACT_NOPE\"");
 	expect_error(SECCOMP("\"syscalls\":[{\"names\":[],\"action\":\"SCMP_ACT_ALLOW\"}]"),
 		     "config.json: linux.seccomp.syscalls[0].names: must contain at least one entry");
-	expect_error(SECCOMP("\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"index\":0,\"value\":1,\"op\":\"SCMP_CMP_FOO\"}]}]"),
-		     "config.json: linux.seccomp.syscalls[0].args[0].op: unknown seccomp operator \"SCMP_CMP_FOO\"");
-	expect_error(SECCOMP("\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"index\":6,\"value\":1,\"op\":\"SCMP_CMP_EQ\"}]}]"),
-		     "config.json: linux.seccomp.syscalls[0].args[0].index: 6 is out of range (0..5)");
+	expect_error(
+		SECCOMP("\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"index\":0,\"value\":1,\"op\":\"SCMP_CMP_FOO\"}]}]"),
+		"config.json: linux.seccomp.syscalls[0].args[0].op: unknown seccomp operator \"SCMP_CMP_FOO\"");
+	expect_error(
+		SECCOMP("\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\",\"args\":[{\"index\":6,\"value\":1,\"op\":\"SCMP_CMP_EQ\"}]}]"),
+		"config.json: linux.seccomp.syscalls[0].args[0].index: 6 is out of range (0..5)");
 	expect_error(LINUX("\"rootfsPropagation\":\"weird\""),
 		     "config.json: linux.rootfsPropagation: unknown rootfs propagation \"weird\"");
 	expect_error(LINUX("\"maskedPaths\":[\"/proc/kcore\",\"proc/keys\"]"),
 		     "config.json: linux.maskedPaths[1]: must be an absolute path, got \"proc/keys\"");
-	expect_error(LINUX("\"readonlyPaths\":[\"sys\"]"), "config.json: linux.readonlyPaths[0]: must be an absolute path, got \"sys\"");
+	expect_error(LINUX("\"readonlyPaths\":[\"sys\"]"),
+		     "config.json: linux.readonlyPaths[0]: must be an absolute path, got \"sys\"");
 	expect_error(LINUX("\"personality\":{\"domain\":\"LINUX64\"}"),
 		     "config.json: linux.personality.domain: unknown personality domain \"LINUX64\"");
 	expect_error(LINUX("\"personality\":{\"domain\":\"LINUX\",\"flags\":[\"X\"]}"),
@@ -455,25 +479,28 @@ static void test_semantic_errors(void)
 		     "config.json: linux.timeOffsets: unknown clock \"realtime\"");
 	expect_error(LINUX("\"timeOffsets\":{\"monotonic\":{\"nanosecs\":1000000000}}"),
 		     "config.json: linux.timeOffsets.monotonic.nanosecs: 1000000000 is out of range (0..999999999)");
-	expect_error(LINUX("\"netDevices\":{\"a/b\":{}}"), "config.json: linux.netDevices: invalid interface name \"a/b\"");
+	expect_error(LINUX("\"netDevices\":{\"a/b\":{}}"),
+		     "config.json: linux.netDevices: invalid interface name \"a/b\"");
 }
 
 static void test_malformed(void)
 {
 	expect_error("{\"ociVersion\": \"1.0.0\",}",
 		     "config.json: invalid JSON at byte 24: parse error: invalid object key (must be a string)");
-	expect_error("{\"ociVersion\": \"1.0.0\"",
-		     "config.json: invalid JSON at byte 22: parse error: premature EOF");
+	expect_error("{\"ociVersion\": \"1.0.0\"", "config.json: invalid JSON at byte 22: parse error: premature EOF");
 	expect_error("  \n", "config.json: invalid JSON at byte 3: parse error: premature EOF");
 	expect_error("", "config.json: invalid JSON at byte 0: parse error: premature EOF");
 	expect_error("{\"ociVersion\":\"1.0.0\"} x",
 		     "config.json: invalid JSON at byte 24: parse error: trailing garbage");
-	expect_error("{\"ociVersion\":tru}", "config.json: invalid JSON at byte 17: lexical error: invalid string in json text.");
-	expect_error("{\"ociVersion\":\"1.0.0\" /* c */}",
-		     "config.json: invalid JSON at byte 22: lexical error: probable comment found in input text, comments are not enabled.");
+	expect_error("{\"ociVersion\":tru}",
+		     "config.json: invalid JSON at byte 17: lexical error: invalid string in json text.");
+	expect_error(
+		"{\"ociVersion\":\"1.0.0\" /* c */}",
+		"config.json: invalid JSON at byte 22: lexical error: probable comment found in input text, comments are not enabled.");
 	expect_error("{\"hostname\":\"ab\xff\"}", "config.json: invalid UTF-8 in a string at byte 16");
 	expect_error("{\"host\xc3\x28\":\"a\"}", "config.json: invalid UTF-8 in a string at byte 8");
-	expect_error("{\"a\":\"\x01\"}", "config.json: invalid JSON at byte 6: lexical error: invalid character inside string.");
+	expect_error("{\"a\":\"\x01\"}",
+		     "config.json: invalid JSON at byte 6: lexical error: invalid character inside string.");
 }
 
 static void test_limits(void)
@@ -500,7 +527,8 @@ static void test_limits(void)
 	/* 200,000 environment entries and an 8 MiB string. */
 	size_t n = 200000, cap = 16 * 1024 * 1024 + 64;
 	char *big = malloc(cap);
-	o = (size_t)snprintf(big, cap, "{\"ociVersion\":\"1.0.0\",\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\",\"env\":[");
+	o = (size_t)snprintf(big, cap,
+			     "{\"ociVersion\":\"1.0.0\",\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\",\"env\":[");
 	for (size_t i = 0; i < n; i++)
 		o += (size_t)snprintf(big + o, cap - o, "%s\"V%zu=1\"", i ? "," : "", i);
 	o += (size_t)snprintf(big + o, cap - o, "]},\"hostname\":\"");
@@ -552,7 +580,8 @@ static void test_load(void)
 	cv_error_t err = NULL;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/full.json", TEST_DATA_DIR);
-	ok(oci_spec_load(path, &s, &err) == 0 && s && strcmp(s->hostname, "full-host") == 0, "oci_spec_load reads a file");
+	ok(oci_spec_load(path, &s, &err) == 0 && s && strcmp(s->hostname, "full-host") == 0,
+	   "oci_spec_load reads a file");
 	oci_spec_free(s);
 	s = NULL;
 	cv_error_release(&err);
@@ -566,7 +595,8 @@ static void test_load(void)
 	ok(mkdtemp(dir) != NULL, "mkdtemp");
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	FILE *f = fopen(path, "we");
-	fputs("{\"ociVersion\":\"1.0.0\",\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\",\"user\":{\"uid\":\"root\",\"gid\":0}}}", f);
+	fputs("{\"ociVersion\":\"1.0.0\",\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\",\"user\":{\"uid\":\"root\",\"gid\":0}}}",
+	      f);
 	fclose(f);
 	ok(oci_spec_load(path, &s, &err) < 0, "oci_spec_load reports errors");
 	is_str(err ? err->msg : NULL, "config.json: process.user.uid: expected a non-negative integer, got \"root\"",
@@ -582,12 +612,13 @@ static void test_process(void)
 {
 	oci_process *p = NULL;
 	cv_error_t err = NULL;
-	const char *json = "{\"args\":[\"ls\",\"-l\"],\"cwd\":\"/tmp\",\"env\":[\"A=1\"],\"terminal\":true,"
-			   "\"user\":{\"uid\":1,\"gid\":2,\"additionalGids\":[3]},\"capabilities\":{\"bounding\":[\"CAP_KILL\"]},"
-			   "\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":10,\"soft\":5}],\"noNewPrivileges\":true,"
-			   "\"consoleSize\":{\"height\":10,\"width\":20},\"oomScoreAdj\":5,\"apparmorProfile\":\"p\","
-			   "\"selinuxLabel\":\"l\",\"scheduler\":{\"policy\":\"SCHED_BATCH\"},"
-			   "\"ioPriority\":{\"class\":\"IOPRIO_CLASS_IDLE\",\"priority\":0},\"execCPUAffinity\":{\"final\":\"1\"}}";
+	const char *json =
+		"{\"args\":[\"ls\",\"-l\"],\"cwd\":\"/tmp\",\"env\":[\"A=1\"],\"terminal\":true,"
+		"\"user\":{\"uid\":1,\"gid\":2,\"additionalGids\":[3]},\"capabilities\":{\"bounding\":[\"CAP_KILL\"]},"
+		"\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":10,\"soft\":5}],\"noNewPrivileges\":true,"
+		"\"consoleSize\":{\"height\":10,\"width\":20},\"oomScoreAdj\":5,\"apparmorProfile\":\"p\","
+		"\"selinuxLabel\":\"l\",\"scheduler\":{\"policy\":\"SCHED_BATCH\"},"
+		"\"ioPriority\":{\"class\":\"IOPRIO_CLASS_IDLE\",\"priority\":0},\"execCPUAffinity\":{\"final\":\"1\"}}";
 	int r = oci_process_parse(json, strlen(json), "process.json", &p, &err);
 	ok(r == 0 && p && p->args.len == 2 && p->user.gid == 2, "oci_process_parse accepts a process");
 	if (r == 0) {
@@ -608,7 +639,9 @@ static void test_process(void)
 	oci_process_free(p);
 	cv_error_release(&err);
 
-	static const struct { const char *json, *want; } cases[] = {
+	static const struct {
+		const char *json, *want;
+	} cases[] = {
 		{ "{\"args\":[\"sh\"]}", "process.json: missing required property \"cwd\"" },
 		{ "{\"cwd\":\"/\"}", "process.json: missing required property \"args\"" },
 		{ "{\"args\":[\"sh\"],\"cwd\":\"/\",\"user\":{\"uid\":\"root\",\"gid\":0}}",
@@ -693,7 +726,8 @@ static void test_default(void)
 	if (!rl)
 		return;
 	l = rl->linux_;
-	ok(has_ns(l, "user") && !has_ns(l, "network") && l->namespaces_len == 6, "rootless: user namespace, no network");
+	ok(has_ns(l, "user") && !has_ns(l, "network") && l->namespaces_len == 6,
+	   "rootless: user namespace, no network");
 	ok(l->uid_mappings.len == 1 && l->uid_mappings.v[0].container_id == 0 &&
 		   l->uid_mappings.v[0].host_id == geteuid() && l->uid_mappings.v[0].size == 1,
 	   "rootless: uid mapping of the caller to 0");
@@ -711,9 +745,11 @@ static void test_default(void)
 	size_t len;
 	ok(oci_spec_emit(rl, true, &out, &len, &err) == 0, "rootless default emits");
 	cleanup_spec oci_spec *back = NULL;
-	ok(out && oci_spec_parse(out, len, "x", &back, &err) == 0 && oci_spec_equal(rl, back), "rootless default round trip");
+	ok(out && oci_spec_parse(out, len, "x", &back, &err) == 0 && oci_spec_equal(rl, back),
+	   "rootless default round trip");
 	free(out);
-	ok(oci_spec_emit(s, true, &out, &len, &err) == 0 && strncmp(out, RUNC_LIKE_HEAD, sizeof(RUNC_LIKE_HEAD) - 1) == 0,
+	ok(oci_spec_emit(s, true, &out, &len, &err) == 0 &&
+		   strncmp(out, RUNC_LIKE_HEAD, sizeof(RUNC_LIKE_HEAD) - 1) == 0,
 	   "default emits like runc spec (tabs, order)");
 	free(out);
 	cv_error_release(&err);
@@ -747,15 +783,28 @@ static void test_emit_errors(void)
 
 static void test_state(void)
 {
-	oci_kv cg[] = { { (char *)"memory", (char *)"/sys/fs/cgroup/memory/x" }, { (char *)"unified", (char *)"/sys/fs/cgroup/unified/x" } };
+	oci_kv cg[] = { { (char *)"memory", (char *)"/sys/fs/cgroup/memory/x" },
+			{ (char *)"unified", (char *)"/sys/fs/cgroup/unified/x" } };
 	oci_kv ann[] = { { (char *)"a", (char *)"1" } };
 	oci_kv extra[] = { { (char *)"k", (char *)"v" } };
 	oci_state st = {
-		.oci_version = (char *)"1.3.0", .id = (char *)"c1", .status = (char *)"running", .pid = 4242,
-		.pid_start = 18446744073709551615ull, .bundle = (char *)"/b", .rootfs = (char *)"/b/rootfs",
-		.created = (char *)"2024-01-02T03:04:05.123456789Z", .owner = (char *)"root",
-		.cgroup_path = (char *)"/x", .cgroup_paths = { cg, 2 }, .systemd_cgroup = true, .rootless = true,
-		.no_pivot = true, .no_new_keyring = true, .annotations = { ann, 1 }, .extra = { extra, 1 },
+		.oci_version = (char *)"1.3.0",
+		.id = (char *)"c1",
+		.status = (char *)"running",
+		.pid = 4242,
+		.pid_start = 18446744073709551615ull,
+		.bundle = (char *)"/b",
+		.rootfs = (char *)"/b/rootfs",
+		.created = (char *)"2024-01-02T03:04:05.123456789Z",
+		.owner = (char *)"root",
+		.cgroup_path = (char *)"/x",
+		.cgroup_paths = { cg, 2 },
+		.systemd_cgroup = true,
+		.rootless = true,
+		.no_pivot = true,
+		.no_new_keyring = true,
+		.annotations = { ann, 1 },
+		.extra = { extra, 1 },
 	};
 	char *out = NULL;
 	size_t len;
@@ -792,13 +841,16 @@ static void test_state(void)
 	st.pid = 0;
 	st.status = (char *)"stopped";
 	st.annotations.len = 0;
-	ok(oci_state_emit_public(&st, false, &out, &len, &err) == 0 && strstr(out, "\"pid\":0,\"status\":\"stopped\"") &&
-		   !strstr(out, "annotations"),
+	ok(oci_state_emit_public(&st, false, &out, &len, &err) == 0 &&
+		   strstr(out, "\"pid\":0,\"status\":\"stopped\"") && !strstr(out, "annotations"),
 	   "a stopped container shows pid 0, like runc");
 	free(out);
 
-	static const struct { const char *json, *want; } cases[] = {
-		{ "{\"ociVersion\":\"1\",\"id\":\"x\",\"status\":\"created\"}", "state.json: missing required property \"bundle\"" },
+	static const struct {
+		const char *json, *want;
+	} cases[] = {
+		{ "{\"ociVersion\":\"1\",\"id\":\"x\",\"status\":\"created\"}",
+		  "state.json: missing required property \"bundle\"" },
 		{ "{\"ociVersion\":\"1\",\"id\":\"x\",\"status\":\"created\",\"bundle\":\"/b\",\"pid\":-5}",
 		  "state.json: pid: -5 is out of range (0..4194304)" },
 		{ "{\"ociVersion\":\"1\",\"id\":1}", "state.json: id: expected a string, got 1" },

@@ -45,7 +45,8 @@ static void ids(void)
 	ok(id_refused("", "must not be empty"), "empty");
 	ok(id_refused(".", "must not be \".\" or \"..\"") && id_refused("..", "must not be"), ". and ..");
 	ok(id_refused("a/b", "only letters, digits and _+-. are allowed"), "a slash");
-	ok(id_refused("a b", "only letters") && id_refused("caf\xc3\xa9", "only letters") && id_refused("~new~x", "only"),
+	ok(id_refused("a b", "only letters") && id_refused("caf\xc3\xa9", "only letters") &&
+		   id_refused("~new~x", "only"),
 	   "a space, non-ASCII, ~ (the store's own temporary names)");
 	ok(id_refused(NULL, "must not be empty"), "NULL");
 }
@@ -76,8 +77,15 @@ static void life(void)
 	   e ? e->msg : "");
 	cv_error_release(&e);
 
-	oci_state st = { .oci_version = "1.3.0", .id = "c1", .status = "created", .pid = 42, .pid_start = 7,
-			 .bundle = "/b", .rootfs = "/b/rootfs", .created = "2026-01-01T00:00:00Z", .owner = "root" };
+	oci_state st = { .oci_version = "1.3.0",
+			 .id = "c1",
+			 .status = "created",
+			 .pid = 42,
+			 .pid_start = 7,
+			 .bundle = "/b",
+			 .rootfs = "/b/rootfs",
+			 .created = "2026-01-01T00:00:00Z",
+			 .owner = "root" };
 	ok(cv_store_write_state(a, &st, &e) == 0, "write the state");
 	oci_state *got = NULL;
 	ok(cv_store_read_state(a, &got, &e) == 0 && got && got->pid == 42 && got->pid_start == 7 &&
@@ -89,7 +97,8 @@ static void life(void)
 	char longid[300];
 	memset(longid, 'x', sizeof(longid) - 1);
 	longid[sizeof(longid) - 1] = '\0';
-	ok(cv_store_create(root, longid, &b, &e) == -ENAMETOOLONG && e && strstr(e->msg, "the limit of a directory name"),
+	ok(cv_store_create(root, longid, &b, &e) == -ENAMETOOLONG && e &&
+		   strstr(e->msg, "the limit of a directory name"),
 	   "a 299-byte id is an id but no directory name");
 	cv_error_release(&e);
 	ok(cv_store_create(root, "c2", &b, &e) == 0, "create c2");
@@ -159,7 +168,8 @@ static void lock(void)
 		return;
 	struct waiter w = { .id = "locked" };
 	start_waiter(&t, &w);
-	ok(atomic_load(&w.state) == 1, "a second thread opening it waits for the lock (state %d)", atomic_load(&w.state));
+	ok(atomic_load(&w.state) == 1, "a second thread opening it waits for the lock (state %d)",
+	   atomic_load(&w.state));
 	/* closing another fd of the lock file drops a process's record lock;
 	 * this one belongs to its open file description */
 	char p[PATH_MAX * 2];
@@ -179,7 +189,8 @@ static void lock(void)
 	ok(atomic_load(&w2.state) == 1, "a third thread waits for the second");
 	ok(cv_store_remove(w.e, &e) == 0, "the second removes it");
 	pthread_join(t, NULL);
-	ok(atomic_load(&w2.state) == 3 && w2.err == ENOENT && strcmp(w2.msg, "container \"locked\" does not exist") == 0,
+	ok(atomic_load(&w2.state) == 3 && w2.err == ENOENT &&
+		   strcmp(w2.msg, "container \"locked\" does not exist") == 0,
 	   "the third finds it gone: `%s`", w2.msg);
 	cv_store_close(w2.e);
 }

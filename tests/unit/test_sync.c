@@ -77,22 +77,22 @@ static void errors(void)
 	cv_error_release(&e);
 
 	static char big[CV_SYNC_MAX_PAYLOAD + 1];
-	ok(cv_sync_send(a, CV_SYNC_CONTINUE, 0, big, sizeof big, -1, &e) < 0 && e && e->errnum == EMSGSIZE,
+	ok(cv_sync_send(a, CV_SYNC_CONTINUE, 0, big, sizeof(big), -1, &e) < 0 && e && e->errnum == EMSGSIZE,
 	   "a payload over the bound is refused on send");
 	cv_error_release(&e);
 
 	/* a peer that is not ours: a short header, then a message larger than
 	 * any the protocol has (truncated by the kernel: MSG_TRUNC) */
 	char three[3] = { 1, 2, 3 };
-	ok(send(a, three, sizeof three, 0) == 3, "sent a 3-byte datagram");
+	ok(send(a, three, sizeof(three), 0) == 3, "sent a 3-byte datagram");
 	ok(cv_sync_recv(b, &m, &e) < 0 && e && e->errnum == EPROTO, "a short header is malformed, not a message");
 	cv_error_release(&e);
 	static char huge[CV_SYNC_MAX_PAYLOAD + 64];
 	int size = 1 << 20;
 	/* more than the default send buffer: root may force it */
-	if (setsockopt(a, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size) < 0)
-		(void)setsockopt(a, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
-	if (send(a, huge, sizeof huge, 0) != (ssize_t)sizeof huge) {
+	if (setsockopt(a, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+		(void)setsockopt(a, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	if (send(a, huge, sizeof(huge), 0) != (ssize_t)sizeof(huge)) {
 		ok(errno == EMSGSIZE, "# SKIP the send buffer cannot hold an oversized datagram (%s)", strerror(errno));
 	} else {
 		ok(cv_sync_recv(b, &m, &e) < 0 && e && e->errnum == EPROTO,
@@ -148,8 +148,8 @@ static void plain(void)
 	ok(cv_sync_write_plain(a, CV_SYNC_SECCOMP, 5, &e) == 0, "a header-only message through write(2)");
 	ok(cv_sync_read_plain(b, CV_SYNC_SECCOMP, &e) == 0, "read back through read(2)");
 	ok(cv_sync_write_plain(a, CV_SYNC_START, 0, &e) == 0, "sent START");
-	ok(cv_sync_read_plain(b, CV_SYNC_SECCOMP, &e) < 0 && e && e->errnum == EPROTO,
-	   "another type is EPROTO (%s)", e ? e->msg : "");
+	ok(cv_sync_read_plain(b, CV_SYNC_SECCOMP, &e) < 0 && e && e->errnum == EPROTO, "another type is EPROTO (%s)",
+	   e ? e->msg : "");
 	cv_error_release(&e);
 	ok(cv_sync_write_plain(a, CV_SYNC_ERROR, EPERM, &e) == 0, "sent ERROR");
 	ok(cv_sync_read_plain(b, CV_SYNC_SECCOMP, &e) < 0 && e && e->errnum == EPERM, "an error carries its errno");

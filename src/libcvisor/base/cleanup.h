@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static inline void cv_freep(void *p) { free(*(void **)p); }
+static inline void cv_freep(void *p)
+{
+	free(*(void **)p);
+}
 static inline void cv_closep(int *fd)
 {
 	if (*fd >= 0) {
@@ -44,17 +47,17 @@ static inline void cv_strv_freep(char ***v)
 #define cleanup_dir __attribute__((cleanup(cv_closedirp)))
 #define cleanup_strv __attribute__((cleanup(cv_strv_freep)))
 
-#define steal_pointer(pp)                    \
-	({                                   \
-		__typeof__(*(pp)) _p = *(pp); \
-		*(pp) = NULL;                \
-		_p;                          \
+#define steal_pointer(pp)                                                                                              \
+	({                                                                                                             \
+		__typeof__(*(pp)) _p = *(pp);                                                                          \
+		*(pp) = NULL;                                                                                          \
+		_p;                                                                                                    \
 	})
-#define steal_fd(fdp)            \
-	({                       \
-		int _fd = *(fdp); \
-		*(fdp) = -1;     \
-		_fd;             \
+#define steal_fd(fdp)                                                                                                  \
+	({                                                                                                             \
+		int _fd = *(fdp);                                                                                      \
+		*(fdp) = -1;                                                                                           \
+		_fd;                                                                                                   \
 	})
 
 #endif

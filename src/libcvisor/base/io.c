@@ -76,7 +76,7 @@ static void format_limit(size_t max, char *buf, size_t size)
 static int too_large(const char *what, size_t max, int64_t size, cv_error_t *err)
 {
 	char limit[32];
-	format_limit(max, limit, sizeof limit);
+	format_limit(max, limit, sizeof(limit));
 	if (size >= 0)
 		return cv_error_plain(err, EFBIG, "%s: too large (%lld bytes, the limit is %s)", what, (long long)size,
 				      limit);
@@ -132,8 +132,7 @@ int cv_read_fd(int fd, const char *what, size_t max, char **out, size_t *len, cv
 	return read_fd_sized(fd, what, max, size, out, len, err);
 }
 
-int cv_read_file_at(int dirfd, const char *path, size_t max, unsigned flags, char **out, size_t *len,
-		    cv_error_t *err)
+int cv_read_file_at(int dirfd, const char *path, size_t max, unsigned flags, char **out, size_t *len, cv_error_t *err)
 {
 	/* O_NONBLOCK: a FIFO in place of a regular file must not block the open */
 	int oflags = O_RDONLY | O_CLOEXEC | O_NOCTTY | ((flags & CV_READ_REGULAR) ? O_NONBLOCK : 0) |
@@ -179,7 +178,7 @@ int cv_create_temp_at(int dirfd, const char *name, mode_t mode, char tmp[static 
 	 * plant first; O_EXCL and O_NOFOLLOW step over whatever is there */
 	for (int tries = 0;; tries++) {
 		uint64_t rnd;
-		if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
 			rnd = ((uint64_t)getpid() << 32) ^ (uint64_t)cv_now_ns() ^ (uint64_t)tries;
 		if (snprintf(tmp, NAME_MAX + 1, ".%.200s.%016" PRIx64 ".tmp", name, rnd) >= NAME_MAX + 1)
 			return cv_error(err, ENAMETOOLONG, "write `%s`", name);

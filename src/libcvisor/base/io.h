@@ -34,8 +34,7 @@ enum {
 /* Reads the file at DIRFD/PATH whole, as cv_read_fd; errors name the path
  * ("open `PATH`: ...", "`PATH`: not a regular file", "`PATH`: too large
  * (N bytes, the limit is 16 MiB)"). FLAGS: CV_READ_*. */
-int cv_read_file_at(int dirfd, const char *path, size_t max, unsigned flags, char **out, size_t *len,
-		    cv_error_t *err);
+int cv_read_file_at(int dirfd, const char *path, size_t max, unsigned flags, char **out, size_t *len, cv_error_t *err);
 
 /* Writes all LEN bytes of BUF. Returns 0 or -errno. */
 int cv_write_all(int fd, const void *buf, size_t len);

@@ -9,7 +9,12 @@
 
 #include <stdbool.h>
 
-enum cv_log_level { CV_LOG_ERROR = 0, CV_LOG_WARNING = 1, CV_LOG_INFO = 2, CV_LOG_DEBUG = 3 };
+enum cv_log_level {
+	CV_LOG_ERROR = 0,
+	CV_LOG_WARNING = 1,
+	CV_LOG_INFO = 2,
+	CV_LOG_DEBUG = 3
+};
 
 /* LEVEL is an enum cv_log_level. */
 typedef void (*cv_log_sink)(int level, const char *msg, void *data);
@@ -20,10 +25,10 @@ bool cv_log_enabled(int level);
 void cv_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define cv_warn(...) cv_log(CV_LOG_WARNING, __VA_ARGS__)
-#define cv_debug(...)                                   \
-	do {                                            \
-		if (cv_log_enabled(CV_LOG_DEBUG))       \
-			cv_log(CV_LOG_DEBUG, __VA_ARGS__); \
+#define cv_debug(...)                                                                                                  \
+	do {                                                                                                           \
+		if (cv_log_enabled(CV_LOG_DEBUG))                                                                      \
+			cv_log(CV_LOG_DEBUG, __VA_ARGS__);                                                             \
 	} while (0)
 
 #endif

@@ -98,7 +98,9 @@ ssize_t cv_recv_fd(int sock, struct iovec *iov, size_t iovcnt, int *fd)
 		char buf[CMSG_SPACE(MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = iovcnt, .msg_control = u.buf,
+	struct msghdr mh = { .msg_iov = iov,
+			     .msg_iovlen = iovcnt,
+			     .msg_control = u.buf,
 			     .msg_controllen = sizeof(u.buf) };
 	ssize_t n;
 

@@ -52,13 +52,15 @@ int cv_cg_swap_to_v2(int64_t swap, int64_t limit, int64_t *out, cv_error_t *err)
 	if (swap < 0)
 		return cv_error(err, EINVAL, "linux.resources.memory.swap: invalid value %" PRId64, swap);
 	if (limit == 0 || limit == -1)
-		return cv_error(err, EINVAL,
-				"linux.resources.memory.swap: a swap limit needs a memory limit (linux.resources.memory.limit)");
+		return cv_error(
+			err, EINVAL,
+			"linux.resources.memory.swap: a swap limit needs a memory limit (linux.resources.memory.limit)");
 	if (limit < 0)
 		return cv_error(err, EINVAL, "linux.resources.memory.limit: invalid value %" PRId64, limit);
 	if (swap < limit)
 		return cv_error(err, EINVAL,
-				"linux.resources.memory.swap (%" PRId64 ") must be at least linux.resources.memory.limit (%" PRId64
+				"linux.resources.memory.swap (%" PRId64
+				") must be at least linux.resources.memory.limit (%" PRId64
 				"): it counts memory plus swap",
 				swap, limit);
 	*out = swap - limit;
@@ -81,15 +83,15 @@ void cv_cg_fmt_pids(int64_t limit, char *buf, size_t size)
 		snprintf(buf, size, "%" PRId64, limit);
 }
 
-void cv_cg_fmt_cpu_max(bool quota_set, int64_t quota, bool period_set, uint64_t period,
-		       const char *cur_quota, uint64_t cur_period, char *buf, size_t size)
+void cv_cg_fmt_cpu_max(bool quota_set, int64_t quota, bool period_set, uint64_t period, const char *cur_quota,
+		       uint64_t cur_period, char *buf, size_t size)
 {
 	char q[32];
 
 	if (quota_set)
-		cv_cg_fmt_max(quota, q, sizeof q);
+		cv_cg_fmt_max(quota, q, sizeof(q));
 	else
-		snprintf(q, sizeof q, "%s", cur_quota && *cur_quota ? cur_quota : "max");
+		snprintf(q, sizeof(q), "%s", cur_quota && *cur_quota ? cur_quota : "max");
 	if (!period_set || period == 0)
 		period = cur_period ? cur_period : 100000;
 	snprintf(buf, size, "%s %" PRIu64, q, period);
@@ -111,10 +113,10 @@ int cv_cg_fmt_device_rule(const oci_device_cgroup *r, char *buf, size_t size, cv
 	if (strcmp(type, "a") != 0 && strcmp(type, "b") != 0 && strcmp(type, "c") != 0)
 		return cv_error(err, EINVAL, "linux.resources.devices: invalid type \"%s\" (expected a, b or c)", type);
 	if (strspn(access, "rwm") != strlen(access) || strlen(access) > 3)
-		return cv_error(err, EINVAL, "linux.resources.devices: invalid access \"%s\" (expected a subset of rwm)",
-				access);
-	fmt_num(maj, sizeof maj, r->major.set, r->major.v);
-	fmt_num(min, sizeof min, r->minor.set, r->minor.v);
+		return cv_error(err, EINVAL,
+				"linux.resources.devices: invalid access \"%s\" (expected a subset of rwm)", access);
+	fmt_num(maj, sizeof(maj), r->major.set, r->major.v);
+	fmt_num(min, sizeof(min), r->minor.set, r->minor.v);
 	if (strcmp(type, "a") == 0)
 		snprintf(buf, size, "a *:* %s", access); /* the kernel ignores numbers for "a" */
 	else

@@ -29,12 +29,8 @@
 /* Registers after the prologue: r2 = device type, r3 = requested access,
  * r4 = major, r5 = minor (struct bpf_cgroup_dev_ctx). */
 static const struct bpf_insn prologue[] = {
-	LDX_W(BPF_REG_2, BPF_REG_1, 0),
-	ALU32_K(BPF_AND, BPF_REG_2, 0xffff),
-	LDX_W(BPF_REG_3, BPF_REG_1, 0),
-	ALU32_K(BPF_RSH, BPF_REG_3, 16),
-	LDX_W(BPF_REG_4, BPF_REG_1, 4),
-	LDX_W(BPF_REG_5, BPF_REG_1, 8),
+	LDX_W(BPF_REG_2, BPF_REG_1, 0),  ALU32_K(BPF_AND, BPF_REG_2, 0xffff), LDX_W(BPF_REG_3, BPF_REG_1, 0),
+	ALU32_K(BPF_RSH, BPF_REG_3, 16), LDX_W(BPF_REG_4, BPF_REG_1, 4),      LDX_W(BPF_REG_5, BPF_REG_1, 8),
 };
 
 static int access_mask(const char *a)
@@ -45,10 +41,17 @@ static int access_mask(const char *a)
 		return BPF_DEVCG_ACC_MKNOD | BPF_DEVCG_ACC_READ | BPF_DEVCG_ACC_WRITE;
 	for (; *a; a++) {
 		switch (*a) {
-		case 'r': m |= BPF_DEVCG_ACC_READ; break;
-		case 'w': m |= BPF_DEVCG_ACC_WRITE; break;
-		case 'm': m |= BPF_DEVCG_ACC_MKNOD; break;
-		default: return -1;
+		case 'r':
+			m |= BPF_DEVCG_ACC_READ;
+			break;
+		case 'w':
+			m |= BPF_DEVCG_ACC_WRITE;
+			break;
+		case 'm':
+			m |= BPF_DEVCG_ACC_MKNOD;
+			break;
+		default:
+			return -1;
 		}
 	}
 	return m;
@@ -95,20 +98,20 @@ static int rule_block(const oci_device_cgroup *r, struct bpf_insn *blk, bool *un
 	return n;
 }
 
-int cv_cg_devices_bpf_build(const oci_device_cgroup *rules, size_t n, const oci_device_cgroup *extra,
-			    size_t n_extra, struct cv_bpf_insn_buf *out, cv_error_t *err)
+int cv_cg_devices_bpf_build(const oci_device_cgroup *rules, size_t n, const oci_device_cgroup *extra, size_t n_extra,
+			    struct cv_bpf_insn_buf *out, cv_error_t *err)
 {
-	size_t total = n + n_extra, cap = sizeof prologue / sizeof prologue[0] + total * 8 + 2, len = 0;
+	size_t total = n + n_extra, cap = sizeof(prologue) / sizeof(prologue[0]) + total * 8 + 2, len = 0;
 	struct bpf_insn *p;
 	bool uncond = false;
 
 	if (total > 4096)
 		return cv_error(err, E2BIG, "too many device rules (%zu)", total);
-	p = calloc(cap, sizeof *p);
+	p = calloc(cap, sizeof(*p));
 	if (!p)
 		return cv_error(err, ENOMEM, "device program");
-	memcpy(p, prologue, sizeof prologue);
-	len = sizeof prologue / sizeof prologue[0];
+	memcpy(p, prologue, sizeof(prologue));
+	len = sizeof(prologue) / sizeof(prologue[0]);
 	for (size_t k = total; k-- > 0 && !uncond;) {
 		const oci_device_cgroup *r = k >= n ? &extra[k - n] : &rules[k];
 		int m = rule_block(r, p + len, &uncond, err);
@@ -129,11 +132,11 @@ int cv_cg_devices_bpf_build(const oci_device_cgroup *rules, size_t n, const oci_
 
 static int sys_bpf(int cmd, union bpf_attr *attr)
 {
-	return (int)syscall(__NR_bpf, cmd, attr, sizeof *attr);
+	return (int)syscall(__NR_bpf, cmd, attr, sizeof(*attr));
 }
 
-int cv_cg_devices_bpf_attach(int dirfd, const oci_device_cgroup *rules, size_t n,
-			     const oci_device_cgroup *extra, size_t n_extra, cv_error_t *err)
+int cv_cg_devices_bpf_attach(int dirfd, const oci_device_cgroup *rules, size_t n, const oci_device_cgroup *extra,
+			     size_t n_extra, cv_error_t *err)
 {
 	struct cv_bpf_insn_buf prog = { 0 };
 	cleanup_close int progfd = -1;
@@ -143,7 +146,7 @@ int cv_cg_devices_bpf_attach(int dirfd, const oci_device_cgroup *rules, size_t n
 
 	if (cv_cg_devices_bpf_build(rules, n, extra, n_extra, &prog, err) < 0)
 		return -1;
-	memset(&attr, 0, sizeof attr);
+	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
 	attr.insns = (uintptr_t)prog.insns;
 	attr.insn_cnt = (uint32_t)prog.n;
@@ -154,13 +157,13 @@ int cv_cg_devices_bpf_attach(int dirfd, const oci_device_cgroup *rules, size_t n
 		char log[1024] = "";
 		int e = errno;
 		attr.log_buf = (uintptr_t)log;
-		attr.log_size = sizeof log;
+		attr.log_size = sizeof(log);
 		attr.log_level = 1;
 		r = sys_bpf(BPF_PROG_LOAD, &attr);
 		if (r >= 0)
 			(void)close(r);
 		free(prog.insns);
-		log[sizeof log - 1] = '\0';
+		log[sizeof(log) - 1] = '\0';
 		for (char *c = log; *c; c++)
 			if (*c == '\n')
 				*c = ' ';
@@ -168,7 +171,7 @@ int cv_cg_devices_bpf_attach(int dirfd, const oci_device_cgroup *rules, size_t n
 				*log ? log : "");
 	}
 	free(prog.insns);
-	memset(&attr, 0, sizeof attr);
+	memset(&attr, 0, sizeof(attr));
 	attr.target_fd = dirfd;
 	attr.attach_bpf_fd = progfd;
 	attr.attach_type = BPF_CGROUP_DEVICE;

@@ -41,8 +41,7 @@ struct cv_cgroup {
 };
 /* The device rules for linux.devices nodes (c/b/u; fifos need none): *out is
  * malloc'd, its strings static. */
-int cv_cg_node_device_rules(const oci_device *d, size_t n, oci_device_cgroup **out, size_t *nout,
-			    cv_error_t *err);
+int cv_cg_node_device_rules(const oci_device *d, size_t n, oci_device_cgroup **out, size_t *nout, cv_error_t *err);
 
 /* Whether linux.resources.memory / blockIO set anything (an empty object, or
  * memory's checkBeforeUpdate alone, needs no hierarchy). */
@@ -68,8 +67,7 @@ bool cv_cg_has_file(struct cv_cg_dir *d, const char *file);
  * an absolute cgroupsPath is used as given, a relative one and the default
  * (the id) nest under `own` (the caller's cgroup in that hierarchy, from
  * /proc/self/cgroup). "." / ".." components and the root itself are refused. */
-int cv_cg_resolve_path(const char *own, const char *cgroups_path, const char *id, char **out,
-		       cv_error_t *err);
+int cv_cg_resolve_path(const char *own, const char *cgroups_path, const char *id, char **out, cv_error_t *err);
 
 /* ---- cgroups-convert.c: pure value conversions ---- */
 /* cpu.shares (2..262144) -> cpu.weight (1..10000), runc's linear mapping;
@@ -87,8 +85,8 @@ void cv_cg_fmt_max(int64_t v, char *buf, size_t size);
 void cv_cg_fmt_pids(int64_t limit, char *buf, size_t size);
 /* cpu.max from quota/period; a missing quota keeps `cur_quota` ("max" when NULL);
  * a missing period is 100000 unless cur_period is given. */
-void cv_cg_fmt_cpu_max(bool quota_set, int64_t quota, bool period_set, uint64_t period,
-		       const char *cur_quota, uint64_t cur_period, char *buf, size_t size);
+void cv_cg_fmt_cpu_max(bool quota_set, int64_t quota, bool period_set, uint64_t period, const char *cur_quota,
+		       uint64_t cur_period, char *buf, size_t size);
 /* A v1 devices.allow/deny line: "c 1:3 rwm", '*' for a missing major/minor. */
 int cv_cg_fmt_device_rule(const oci_device_cgroup *r, char *buf, size_t size, cv_error_t *err);
 /* rdma.max line "DEV hca_handle=N hca_object=M" (only the fields set). */
@@ -101,8 +99,7 @@ bool cv_cg_valid_unified_key(const char *k);
 /* ---- cgroups-v1.c / cgroups-v2.c ---- */
 int cv_cg_v1_apply(struct cv_cgroup *cg, const oci_resources *r, bool update, cv_error_t *err);
 int cv_cg_v1_copy_cpuset(int parentfd, int childfd, cv_error_t *err);
-int cv_cg_v2_apply(struct cv_cgroup *cg, struct cv_cg_dir *d, const oci_resources *r, bool update,
-		   cv_error_t *err);
+int cv_cg_v2_apply(struct cv_cgroup *cg, struct cv_cg_dir *d, const oci_resources *r, bool update, cv_error_t *err);
 /* Enables the controllers of `parentfd` in its cgroup.subtree_control
  * (only `only` when non-NULL, e.g. "hugetlb"). */
 int cv_cg_v2_enable(int parentfd, const char *only, cv_error_t *err);
@@ -116,12 +113,12 @@ struct cv_bpf_insn_buf {
 	void *insns; /* struct bpf_insn[] */
 	size_t n;
 };
-int cv_cg_devices_bpf_build(const oci_device_cgroup *rules, size_t n, const oci_device_cgroup *extra,
-			    size_t n_extra, struct cv_bpf_insn_buf *out, cv_error_t *err);
+int cv_cg_devices_bpf_build(const oci_device_cgroup *rules, size_t n, const oci_device_cgroup *extra, size_t n_extra,
+			    struct cv_bpf_insn_buf *out, cv_error_t *err);
 /* Loads the program and attaches it to the cgroup2 directory `dirfd` with
  * BPF_F_ALLOW_MULTI. */
-int cv_cg_devices_bpf_attach(int dirfd, const oci_device_cgroup *rules, size_t n,
-			     const oci_device_cgroup *extra, size_t n_extra, cv_error_t *err);
+int cv_cg_devices_bpf_attach(int dirfd, const oci_device_cgroup *rules, size_t n, const oci_device_cgroup *extra,
+			     size_t n_extra, cv_error_t *err);
 
 /* The device rules every container gets after its own: the nodes the runtime
  * creates (null zero full random urandom tty ptmx pts console) and mknod. */
@@ -130,13 +127,12 @@ extern const size_t cv_cg_default_device_rules_len;
 
 /* ---- cgroups-systemd.c ---- */
 struct cv_cg_systemd_path {
-	char *slice;  /* "system.slice" when empty */
+	char *slice; /* "system.slice" when empty */
 	char *prefix;
 	char *name;
-	char *unit;   /* "PREFIX-NAME.scope", or NAME when it already ends in .slice/.scope */
+	char *unit; /* "PREFIX-NAME.scope", or NAME when it already ends in .slice/.scope */
 };
-int cv_cg_systemd_parse(const char *cgroups_path, const char *id, struct cv_cg_systemd_path *out,
-			cv_error_t *err);
+int cv_cg_systemd_parse(const char *cgroups_path, const char *id, struct cv_cg_systemd_path *out, cv_error_t *err);
 void cv_cg_systemd_path_clear(struct cv_cg_systemd_path *p);
 /* Fails with a clear message unless systemd is PID 1. */
 int cv_cg_systemd_check(cv_error_t *err);

@@ -217,8 +217,7 @@ static int pids_stats(struct cv_cgroup *cg, oci_stats *s, cv_error_t *err)
 	struct cv_cg_dir *d = cv_cg_find(cg, "pids");
 	if (!d)
 		d = cv_cg_find(cg, "unified");
-	if (read_u64(d, "pids.current", &s->pids.current, err) < 0 ||
-	    read_u64(d, "pids.max", &s->pids.limit, err) < 0)
+	if (read_u64(d, "pids.current", &s->pids.current, err) < 0 || read_u64(d, "pids.max", &s->pids.limit, err) < 0)
 		return -1;
 	if (s->pids.limit == UINT64_MAX) /* runc: 0 means unlimited */
 		s->pids.limit = 0;
@@ -287,8 +286,7 @@ static int blkio_stats(struct cv_cgroup *cg, oci_stats *s, cv_error_t *err)
 			}
 			return 0;
 		}
-		if (blkio_v1_list(d, "blkio.throttle.io_service_bytes_recursive", &s->blkio.service_bytes,
-				  err) < 0 ||
+		if (blkio_v1_list(d, "blkio.throttle.io_service_bytes_recursive", &s->blkio.service_bytes, err) < 0 ||
 		    blkio_v1_list(d, "blkio.throttle.io_serviced_recursive", &s->blkio.serviced, err) < 0)
 			return -1;
 		return 0;
@@ -401,9 +399,9 @@ int cv_cgroup_stats(struct cv_cgroup *cg, oci_stats *out, cv_error_t *err)
 struct cv_cgroup_oom {
 	struct cv_cg_dir *dir;
 	bool v2;
-	int fd;           /* v1: the eventfd; v2: inotify */
-	int oom_control;  /* v1: memory.oom_control, kept open while registered */
-	uint64_t last;    /* v2: oom_kill count seen */
+	int fd;          /* v1: the eventfd; v2: inotify */
+	int oom_control; /* v1: memory.oom_control, kept open while registered */
+	uint64_t last;   /* v2: oom_kill count seen */
 };
 
 static int v2_oom_kills(struct cv_cg_dir *d, uint64_t *out, cv_error_t *err)

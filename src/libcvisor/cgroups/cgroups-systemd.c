@@ -43,8 +43,7 @@ static bool valid_part(const char *s)
 	return !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
-int cv_cg_systemd_parse(const char *cgroups_path, const char *id, struct cv_cg_systemd_path *out,
-			cv_error_t *err)
+int cv_cg_systemd_parse(const char *cgroups_path, const char *id, struct cv_cg_systemd_path *out, cv_error_t *err)
 {
 	const char *c1, *c2;
 	const char *slice, *prefix, *name;
@@ -61,9 +60,10 @@ int cv_cg_systemd_parse(const char *cgroups_path, const char *id, struct cv_cg_s
 		c1 = strchr(cgroups_path, ':');
 		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c1 || !c2 || strchr(c2 + 1, ':'))
-			return cv_error(err, EINVAL,
-					"linux.cgroupsPath \"%s\": the systemd cgroup driver expects \"slice:prefix:name\"",
-					cgroups_path);
+			return cv_error(
+				err, EINVAL,
+				"linux.cgroupsPath \"%s\": the systemd cgroup driver expects \"slice:prefix:name\"",
+				cgroups_path);
 		ls = c1 - cgroups_path;
 		lp = c2 - c1 - 1;
 		out->slice = ls ? strndup(cgroups_path, ls) : strdup("system.slice");
@@ -78,9 +78,10 @@ int cv_cg_systemd_parse(const char *cgroups_path, const char *id, struct cv_cg_s
 	prefix = out->prefix;
 	name = out->name;
 	if (!*name || !valid_part(slice) || !valid_part(prefix) || !valid_part(name) || !ends_with(slice, ".slice")) {
-		int r = cv_error(err, EINVAL,
-				 "linux.cgroupsPath \"%s\": invalid systemd path (the slice must end in \".slice\", the name must not be empty, no \"/\")",
-				 cgroups_path ? cgroups_path : "");
+		int r = cv_error(
+			err, EINVAL,
+			"linux.cgroupsPath \"%s\": invalid systemd path (the slice must end in \".slice\", the name must not be empty, no \"/\")",
+			cgroups_path ? cgroups_path : "");
 		cv_cg_systemd_path_clear(out);
 		return r;
 	}
@@ -122,7 +123,7 @@ void cv_sd_props_clear(struct cv_sd_props *p)
 
 static struct cv_sd_prop *prop_add(struct cv_sd_props *p, const char *name, const char *sig, cv_error_t *err)
 {
-	struct cv_sd_prop *v = realloc(p->v, (p->n + 1) * sizeof *v);
+	struct cv_sd_prop *v = realloc(p->v, (p->n + 1) * sizeof(*v));
 	if (!v) {
 		cv_error(err, ENOMEM, "systemd property %s", name);
 		return NULL;
@@ -246,8 +247,8 @@ bad:
 	return cv_error(err, EINVAL, "invalid cpu/node list \"%s\"", list);
 }
 
-int cv_sd_scope_properties(const oci_resources *r, bool v2, pid_t pid, const char *slice,
-			   const char *description, struct cv_sd_props *out, cv_error_t *err)
+int cv_sd_scope_properties(const oci_resources *r, bool v2, pid_t pid, const char *slice, const char *description,
+			   struct cv_sd_props *out, cv_error_t *err)
 {
 	struct cv_sd_props p = { 0 };
 	struct cv_sd_prop *v;
@@ -284,15 +285,16 @@ int cv_sd_scope_properties(const oci_resources *r, bool v2, pid_t pid, const cha
 	}
 
 	if (c && c->shares.set && c->shares.v != 0 &&
-	    prop_u64(&p, v2 ? "CPUWeight" : "CPUShares", v2 ? cv_cg_shares_to_weight(c->shares.v) : c->shares.v,
-		     err) < 0)
+	    prop_u64(&p, v2 ? "CPUWeight" : "CPUShares", v2 ? cv_cg_shares_to_weight(c->shares.v) : c->shares.v, err) <
+		    0)
 		goto fail;
 	if (c) {
 		int64_t quota = c->quota.set ? c->quota.v : 0;
 		uint64_t period = c->period.set ? c->period.v : 0;
 		if (period && prop_u64(&p, "CPUQuotaPeriodUSec", period, err) < 0)
 			goto fail;
-		if ((quota || period) && prop_u64(&p, "CPUQuotaPerSecUSec", cv_sd_quota_per_sec(quota, period), err) < 0)
+		if ((quota || period) &&
+		    prop_u64(&p, "CPUQuotaPerSecUSec", cv_sd_quota_per_sec(quota, period), err) < 0)
 			goto fail;
 	}
 	/* v1 cpusets are written by the cgroupfs code: systemd's v1 support
@@ -401,7 +403,7 @@ static void on_message(const struct cv_dbus_message *m, void *data)
 	 * many while it has not answered the call */
 	if (!w->job && w->n >= 4096)
 		return;
-	v = realloc(w->v, (w->n + 1) * sizeof *v);
+	v = realloc(w->v, (w->n + 1) * sizeof(*v));
 	if (!v) {
 		w->error = ENOMEM;
 		return;
@@ -500,7 +502,7 @@ static int unit_job(const char *address, bool user, const char *method, const ch
 				strcmp(reply.h.error_name, "org.freedesktop.systemd1.LoadFailed") == 0))
 			return 0;
 		return cv_error_plain(err, EIO, "systemd cgroup driver: %s %s: %s", method, unit,
-				      cv_dbus_error_message(&reply, ebuf, sizeof ebuf));
+				      cv_dbus_error_message(&reply, ebuf, sizeof(ebuf)));
 	}
 	if (cv_dbus_read(&reply, "o", err, &job) < 0)
 		return cv_error_prefix(err, "systemd cgroup driver: %s %s: the job", method, unit);
@@ -511,9 +513,11 @@ static int unit_job(const char *address, bool user, const char *method, const ch
 	while (!(result = job_result(&w, job, reply.h.sender))) {
 		struct cv_dbus_message m;
 		if (w.error)
-			return cv_error(err, w.error, "systemd cgroup driver: %s %s: waiting for job %s", method, unit, job);
+			return cv_error(err, w.error, "systemd cgroup driver: %s %s: waiting for job %s", method, unit,
+					job);
 		if (cv_dbus_recv(c, deadline, &m, err) < 0)
-			return cv_error_prefix(err, "systemd cgroup driver: %s %s: waiting for job %s", method, unit, job);
+			return cv_error_prefix(err, "systemd cgroup driver: %s %s: waiting for job %s", method, unit,
+					       job);
 		on_message(&m, &w);
 		cv_dbus_message_clear(&m);
 	}
@@ -575,8 +579,8 @@ static int scope_path(pid_t pid, const char *unit, char **out, cv_error_t *err)
 	const char *found = NULL;
 	size_t flen = 0, ulen = strlen(unit);
 
-	snprintf(file, sizeof file, "/proc/%d/cgroup", (int)pid);
-	if ((n = cv_read_buf_at(AT_FDCWD, file, buf, sizeof buf)) < 0)
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	if ((n = cv_read_buf_at(AT_FDCWD, file, buf, sizeof(buf))) < 0)
 		return cv_error(err, (int)-n, "read %s", file);
 	for (char *line = buf, *next; line && *line; line = next) {
 		char *c1, *c2, *nl = strchr(line, '\n');
@@ -617,9 +621,10 @@ int cv_cg_systemd_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **
 	if (cv_cg_systemd_parse(cfg->cgroups_path, cfg->id, &sp, err) < 0)
 		return -1;
 	if (ends_with(sp.unit, ".slice"))
-		return cv_error(err, EINVAL,
-				"linux.cgroupsPath \"%s\": a slice as the container's unit is not supported by the systemd cgroup driver; name a scope",
-				cfg->cgroups_path ? cfg->cgroups_path : "");
+		return cv_error(
+			err, EINVAL,
+			"linux.cgroupsPath \"%s\": a slice as the container's unit is not supported by the systemd cgroup driver; name a scope",
+			cfg->cgroups_path ? cfg->cgroups_path : "");
 	if (cv_sd_expand_slice(sp.slice, &slice_dir, err) < 0)
 		return cv_error_prefix(err, "linux.cgroupsPath");
 	if (cv_cg_systemd_check(err) < 0 || cv_cgroup_layout(&layout, err) < 0)
@@ -630,8 +635,7 @@ int cv_cg_systemd_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **
 	}
 	if (spawn_holder(&holder, err) < 0)
 		return -1;
-	r = cv_sd_scope_properties(cfg->resources, layout == CV_CGROUP_UNIFIED, holder, sp.slice, desc, &props,
-				   err);
+	r = cv_sd_scope_properties(cfg->resources, layout == CV_CGROUP_UNIFIED, holder, sp.slice, desc, &props, err);
 	if (r == 0)
 		r = cv_sd_start_scope(NULL, user, sp.unit, &props, err);
 	if (r < 0) {

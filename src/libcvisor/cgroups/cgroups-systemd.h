@@ -42,8 +42,8 @@ void cv_sd_props_clear(struct cv_sd_props *p);
  * CPUQuota*, TasksMax, BlockIOWeight on v1). The cgroupfs code writes every
  * resource again into the scope afterwards: these only keep systemd from
  * resetting them (daemon-reload). */
-int cv_sd_scope_properties(const oci_resources *r, bool v2, pid_t pid, const char *slice,
-			   const char *description, struct cv_sd_props *out, cv_error_t *err);
+int cv_sd_scope_properties(const oci_resources *r, bool v2, pid_t pid, const char *slice, const char *description,
+			   struct cv_sd_props *out, cv_error_t *err);
 
 /* A cpuset list ("0-3,8") as systemd's bitmask bytes: bit i%8 of byte i/8 is
  * cpu (or node) i. */

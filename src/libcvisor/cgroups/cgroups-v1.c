@@ -23,7 +23,7 @@ int cv_cg_v1_copy_cpuset(int parentfd, int childfd, cv_error_t *err)
 	for (size_t i = 0; i < 2; i++) {
 		char buf[4096];
 		cleanup_close int out = -1;
-		ssize_t n = cv_read_buf_at(parentfd, files[i], buf, sizeof buf);
+		ssize_t n = cv_read_buf_at(parentfd, files[i], buf, sizeof(buf));
 
 		if (n < 0)
 			return cv_error(err, (int)-n, "read parent %s", files[i]);
@@ -43,7 +43,7 @@ static struct cv_cg_dir *need(struct cv_cgroup *cg, const char *controller, cons
 	char why[256];
 
 	if (!d)
-		cv_error_plain(err, ENOENT, "%s: %s", field, cv_cg_missing_why(cg, controller, why, sizeof why));
+		cv_error_plain(err, ENOENT, "%s: %s", field, cv_cg_missing_why(cg, controller, why, sizeof(why)));
 	return d;
 }
 
@@ -63,13 +63,14 @@ static int wr_optional(struct cv_cg_dir *d, const char *file, int64_t v, const c
 		long page = sysconf(_SC_PAGESIZE);
 		unsigned long long got;
 
-		if (v < 0 || page <= 0 || cv_cg_read(d, file, buf, sizeof buf, err) < 0) {
+		if (v < 0 || page <= 0 || cv_cg_read(d, file, buf, sizeof(buf), err) < 0) {
 			cv_error_release(err);
 			return 0;
 		}
 		got = strtoull(buf, NULL, 10);
 		if (got != (unsigned long long)v / (unsigned long long)page * (unsigned long long)page)
-			cv_warn("%s ignored: the kernel accepts %s \"%" PRId64 "\" but keeps %llu (no kernel memory limits)",
+			cv_warn("%s ignored: the kernel accepts %s \"%" PRId64
+				"\" but keeps %llu (no kernel memory limits)",
 				field, file, v, got);
 		return 0;
 	}
@@ -87,11 +88,12 @@ static int check_usage(struct cv_cg_dir *d, const char *file, int64_t limit, cv_
 
 	if (limit <= 0)
 		return 0;
-	if (cv_cg_read(d, file, buf, sizeof buf, err) < 0)
+	if (cv_cg_read(d, file, buf, sizeof(buf), err) < 0)
 		return -1;
 	if (strtoull(buf, NULL, 10) > (uint64_t)limit)
 		return cv_error(err, EBUSY,
-				"linux.resources.memory.limit %" PRId64 " is below the current usage %llu (checkBeforeUpdate)",
+				"linux.resources.memory.limit %" PRId64
+				" is below the current usage %llu (checkBeforeUpdate)",
 				limit, strtoull(buf, NULL, 10));
 	return 0;
 }
@@ -222,17 +224,16 @@ static int blkio(struct cv_cgroup *cg, const oci_block_io *b, cv_error_t *err)
 		if (any)
 			cv_warn("linux.resources.blockIO.leafWeight ignored: the kernel has no blkio.leaf_weight (no CFQ)");
 	}
-	if (leaf && b->leaf_weight.set &&
-	    cv_cg_writef(d, "blkio.leaf_weight", err, "%" PRIu32, b->leaf_weight.v) < 0)
+	if (leaf && b->leaf_weight.set && cv_cg_writef(d, "blkio.leaf_weight", err, "%" PRIu32, b->leaf_weight.v) < 0)
 		return -1;
 	for (size_t i = 0; i < b->weight_device_len; i++) {
 		const oci_weight_device *w = &b->weight_device[i];
 		if (w->weight.set && cv_cg_writef(d, wdfile, err, "%" PRId64 ":%" PRId64 " %" PRIu32, w->major,
 						  w->minor, w->weight.v) < 0)
 			return -1;
-		if (leaf && w->leaf_weight.set && cv_cg_writef(d, "blkio.leaf_weight_device", err,
-						       "%" PRId64 ":%" PRId64 " %" PRIu32, w->major, w->minor,
-						       w->leaf_weight.v) < 0)
+		if (leaf && w->leaf_weight.set &&
+		    cv_cg_writef(d, "blkio.leaf_weight_device", err, "%" PRId64 ":%" PRId64 " %" PRIu32, w->major,
+				 w->minor, w->leaf_weight.v) < 0)
 			return -1;
 	}
 	if (throttle(d, "blkio.throttle.read_bps_device", &b->throttle_read_bps, err) < 0 ||
@@ -254,7 +255,7 @@ static int hugetlb(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err
 		if (u)
 			return cv_cg_v2_hugetlb(u, r, err);
 		return cv_error_plain(err, ENOENT, "linux.resources.hugepageLimits: %s",
-				      cv_cg_missing_why(cg, "hugetlb", why, sizeof why));
+				      cv_cg_missing_why(cg, "hugetlb", why, sizeof(why)));
 	}
 	for (size_t i = 0; i < r->hugepage_limits_len; i++) {
 		const oci_hugepage_limit *h = &r->hugepage_limits[i];
@@ -263,10 +264,10 @@ static int hugetlb(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err
 		if (!cv_cg_valid_page_size(h->page_size))
 			return cv_error(err, EINVAL, "linux.resources.hugepageLimits: invalid pageSize \"%s\"",
 					h->page_size ? h->page_size : "");
-		snprintf(file, sizeof file, "hugetlb.%s.limit_in_bytes", h->page_size);
+		snprintf(file, sizeof(file), "hugetlb.%s.limit_in_bytes", h->page_size);
 		if (cv_cg_writef(d, file, err, "%" PRIu64, h->limit) < 0)
 			return -1;
-		snprintf(file, sizeof file, "hugetlb.%s.rsvd.limit_in_bytes", h->page_size);
+		snprintf(file, sizeof(file), "hugetlb.%s.rsvd.limit_in_bytes", h->page_size);
 		if (cv_cg_has_file(d, file) && cv_cg_writef(d, file, err, "%" PRIu64, h->limit) < 0)
 			return -1;
 	}
@@ -289,9 +290,11 @@ static int network(struct cv_cgroup *cg, const oci_network *n, cv_error_t *err)
 		for (size_t i = 0; i < n->priorities_len; i++) {
 			const char *name = n->priorities[i].name;
 			if (!name || !*name || strpbrk(name, " \n/"))
-				return cv_error(err, EINVAL, "linux.resources.network.priorities: invalid interface name \"%s\"",
+				return cv_error(err, EINVAL,
+						"linux.resources.network.priorities: invalid interface name \"%s\"",
 						name ? name : "");
-			if (cv_cg_writef(d, "net_prio.ifpriomap", err, "%s %" PRIu32, name, n->priorities[i].priority) < 0)
+			if (cv_cg_writef(d, "net_prio.ifpriomap", err, "%s %" PRIu32, name, n->priorities[i].priority) <
+			    0)
 				return -1;
 		}
 	}
@@ -306,7 +309,8 @@ static int rdma(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err)
 		return -1;
 	for (size_t i = 0; i < r->rdma_len; i++) {
 		char line[160];
-		if (cv_cg_fmt_rdma(&r->rdma[i], line, sizeof line, err) < 0 || cv_cg_write(d, "rdma.max", line, err) < 0)
+		if (cv_cg_fmt_rdma(&r->rdma[i], line, sizeof(line), err) < 0 ||
+		    cv_cg_write(d, "rdma.max", line, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -315,23 +319,24 @@ static int rdma(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err)
 const oci_device_cgroup cv_cg_default_device_rules[] = {
 	{ .allow = true, .type = "c", .major = { false, 0 }, .minor = { false, 0 }, .access = "m" },
 	{ .allow = true, .type = "b", .major = { false, 0 }, .minor = { false, 0 }, .access = "m" },
-	{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 3 }, .access = "rwm" },  /* null */
-	{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 5 }, .access = "rwm" },  /* zero */
-	{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 7 }, .access = "rwm" },  /* full */
-	{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 8 }, .access = "rwm" },  /* random */
-	{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 9 }, .access = "rwm" },  /* urandom */
-	{ .allow = true, .type = "c", .major = { true, 5 }, .minor = { true, 0 }, .access = "rwm" },  /* tty */
-	{ .allow = true, .type = "c", .major = { true, 5 }, .minor = { true, 1 }, .access = "rwm" },  /* console */
-	{ .allow = true, .type = "c", .major = { true, 5 }, .minor = { true, 2 }, .access = "rwm" },  /* ptmx */
+	{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 3 }, .access = "rwm" },    /* null */
+	{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 5 }, .access = "rwm" },    /* zero */
+	{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 7 }, .access = "rwm" },    /* full */
+	{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 8 }, .access = "rwm" },    /* random */
+	{ .allow = true, .type = "c", .major = { true, 1 }, .minor = { true, 9 }, .access = "rwm" },    /* urandom */
+	{ .allow = true, .type = "c", .major = { true, 5 }, .minor = { true, 0 }, .access = "rwm" },    /* tty */
+	{ .allow = true, .type = "c", .major = { true, 5 }, .minor = { true, 1 }, .access = "rwm" },    /* console */
+	{ .allow = true, .type = "c", .major = { true, 5 }, .minor = { true, 2 }, .access = "rwm" },    /* ptmx */
 	{ .allow = true, .type = "c", .major = { true, 136 }, .minor = { false, 0 }, .access = "rwm" }, /* pts */
 };
-const size_t cv_cg_default_device_rules_len = sizeof cv_cg_default_device_rules / sizeof cv_cg_default_device_rules[0];
+const size_t cv_cg_default_device_rules_len = sizeof(cv_cg_default_device_rules) /
+					      sizeof(cv_cg_default_device_rules[0]);
 
 static int device_rule(struct cv_cg_dir *d, const oci_device_cgroup *r, cv_error_t *err)
 {
 	char line[64];
 
-	if (cv_cg_fmt_device_rule(r, line, sizeof line, err) < 0)
+	if (cv_cg_fmt_device_rule(r, line, sizeof(line), err) < 0)
 		return -1;
 	return cv_cg_write(d, r->allow ? "devices.allow" : "devices.deny", line, err);
 }
@@ -346,7 +351,7 @@ static int devices(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err
 		 * annotation) the default rules have nowhere to go. */
 		if (r && r->devices_len)
 			return cv_error_plain(err, ENOENT, "linux.resources.devices: %s",
-					      cv_cg_missing_why(cg, "devices", why, sizeof why));
+					      cv_cg_missing_why(cg, "devices", why, sizeof(why)));
 		return 0;
 	}
 	/* Deny everything, then the container's rules in order (later ones
@@ -371,10 +376,9 @@ static int devices(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err
 	return 0;
 }
 
-int cv_cg_node_device_rules(const oci_device *d, size_t n, oci_device_cgroup **out, size_t *nout,
-			    cv_error_t *err)
+int cv_cg_node_device_rules(const oci_device *d, size_t n, oci_device_cgroup **out, size_t *nout, cv_error_t *err)
 {
-	oci_device_cgroup *v = calloc(n ? n : 1, sizeof *v);
+	oci_device_cgroup *v = calloc(n ? n : 1, sizeof(*v));
 	size_t k = 0;
 
 	if (!v)
@@ -383,8 +387,10 @@ int cv_cg_node_device_rules(const oci_device *d, size_t n, oci_device_cgroup **o
 		const char *t = d[i].type;
 		if (!t || strcmp(t, "p") == 0)
 			continue;
-		v[k] = (oci_device_cgroup){ .allow = true, .type = strcmp(t, "b") == 0 ? "b" : "c",
-					    .major = { true, d[i].major }, .minor = { true, d[i].minor },
+		v[k] = (oci_device_cgroup){ .allow = true,
+					    .type = strcmp(t, "b") == 0 ? "b" : "c",
+					    .major = { true, d[i].major },
+					    .minor = { true, d[i].minor },
 					    .access = "rwm" };
 		k++;
 	}
@@ -393,40 +399,42 @@ int cv_cg_node_device_rules(const oci_device *d, size_t n, oci_device_cgroup **o
 	return 0;
 }
 
-int cv_cg_v1_apply(struct cv_cgroup *cg, const oci_resources *r, bool update, cv_error_t *err)
+int cv_cg_v1_apply(struct cv_cgroup *cg, const oci_resources *res, bool update, cv_error_t *err)
 {
-	int ret = 0;
+	int r = 0;
 
 	if (!update && !cg->rootless)
-		ret = devices(cg, r, err);
-	if (!r || ret < 0)
-		return ret;
-	if (cv_cg_memory_set(r->memory))
-		ret = memory(cg, r->memory, update, err);
-	if (ret == 0 && r->cpu)
-		ret = cpu(cg, r->cpu, err);
-	if (ret == 0 && r->has_pids && r->pids_limit.set) {
+		r = devices(cg, res, err);
+	if (!res || r < 0)
+		return r;
+	if (cv_cg_memory_set(res->memory))
+		r = memory(cg, res->memory, update, err);
+	if (r == 0 && res->cpu)
+		r = cpu(cg, res->cpu, err);
+	if (r == 0 && res->has_pids && res->pids_limit.set) {
 		struct cv_cg_dir *d = need(cg, "pids", "linux.resources.pids", err);
 		char v[32];
-		cv_cg_fmt_pids(r->pids_limit.v, v, sizeof v);
-		ret = d ? cv_cg_write(d, "pids.max", v, err) : -1;
+		cv_cg_fmt_pids(res->pids_limit.v, v, sizeof(v));
+		r = d ? cv_cg_write(d, "pids.max", v, err) : -1;
 	}
-	if (ret == 0 && cv_cg_blkio_set(r->block_io))
-		ret = blkio(cg, r->block_io, err);
-	if (ret == 0 && r->hugepage_limits_len)
-		ret = hugetlb(cg, r, err);
-	if (ret == 0 && r->network)
-		ret = network(cg, r->network, err);
-	if (ret == 0 && r->rdma_len)
-		ret = rdma(cg, r, err);
-	if (ret == 0 && r->unified.len) {
+	if (r == 0 && cv_cg_blkio_set(res->block_io))
+		r = blkio(cg, res->block_io, err);
+	if (r == 0 && res->hugepage_limits_len)
+		r = hugetlb(cg, res, err);
+	if (r == 0 && res->network)
+		r = network(cg, res->network, err);
+	if (r == 0 && res->rdma_len)
+		r = rdma(cg, res, err);
+	if (r == 0 && res->unified.len) {
 		struct cv_cg_dir *u = cg->layout == CV_CGROUP_HYBRID ? cv_cg_find(cg, "unified") : NULL;
 		if (!u && cg->filter)
-			return cv_error_plain(err, ENOENT, "linux.resources.unified: the container has no cgroup v2 "
-					      "directory (annotation %s \"%s\")", CV_CGROUP_ANNOTATION_CONTROLLERS, cg->filter);
+			return cv_error_plain(err, ENOENT,
+					      "linux.resources.unified: the container has no cgroup v2 "
+					      "directory (annotation %s \"%s\")",
+					      CV_CGROUP_ANNOTATION_CONTROLLERS, cg->filter);
 		if (!u)
 			return cv_error(err, ENOTSUP, "linux.resources.unified requires cgroup v2");
-		ret = cv_cg_v2_write_unified(u, &r->unified, err);
+		r = cv_cg_v2_write_unified(u, &res->unified, err);
 	}
-	return ret;
+	return r;
 }

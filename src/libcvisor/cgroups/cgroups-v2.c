@@ -21,13 +21,13 @@ int cv_cg_v2_enable(int parentfd, const char *only, cv_error_t *err)
 	size_t n = 0;
 	ssize_t len;
 
-	if ((len = cv_read_buf_at(parentfd, "cgroup.controllers", avail, sizeof avail)) < 0)
+	if ((len = cv_read_buf_at(parentfd, "cgroup.controllers", avail, sizeof(avail))) < 0)
 		return cv_error(err, (int)-len, "read cgroup.controllers");
 	for (char *save = NULL, *c = strtok_r(avail, " \n", &save); c; c = strtok_r(NULL, " \n", &save)) {
 		if (only && strcmp(c, only) != 0)
 			continue;
-		n += snprintf(req + n, sizeof req - n, "%s+%s", n ? " " : "", c);
-		if (n >= sizeof req)
+		n += snprintf(req + n, sizeof(req) - n, "%s+%s", n ? " " : "", c);
+		if (n >= sizeof(req))
 			return cv_error(err, E2BIG, "cgroup.controllers: too many controllers");
 	}
 	if (n == 0) {
@@ -55,7 +55,7 @@ static int wr_max(struct cv_cg_dir *d, const char *file, int64_t v, cv_error_t *
 {
 	char buf[32];
 
-	cv_cg_fmt_max(v, buf, sizeof buf);
+	cv_cg_fmt_max(v, buf, sizeof(buf));
 	return cv_cg_write(d, file, buf, err);
 }
 
@@ -63,7 +63,7 @@ static int memory(struct cv_cg_dir *d, const oci_memory *m, bool update, cv_erro
 {
 	if (update && m->check_before_update.set && m->check_before_update.v && m->limit.set && m->limit.v > 0) {
 		char buf[64];
-		if (cv_cg_read(d, "memory.current", buf, sizeof buf, err) < 0)
+		if (cv_cg_read(d, "memory.current", buf, sizeof(buf), err) < 0)
 			return -1;
 		if (strtoull(buf, NULL, 10) > (uint64_t)m->limit.v)
 			return cv_error(err, EBUSY,
@@ -111,7 +111,7 @@ static int cpu(struct cv_cg_dir *d, const oci_cpu *c, bool update, cv_error_t *e
 		uint64_t cur_period = 0;
 		/* On update, a lone period keeps the current quota and vice versa. */
 		if (update && (!c->quota.set || !c->period.set)) {
-			if (cv_cg_read(d, "cpu.max", cur, sizeof cur, err) < 0)
+			if (cv_cg_read(d, "cpu.max", cur, sizeof(cur), err) < 0)
 				return -1;
 			char *sp = strchr(cur, ' ');
 			if (sp) {
@@ -120,7 +120,7 @@ static int cpu(struct cv_cg_dir *d, const oci_cpu *c, bool update, cv_error_t *e
 			}
 		}
 		cv_cg_fmt_cpu_max(c->quota.set, c->quota.v, c->period.set, c->period.v, cur, cur_period, out,
-				  sizeof out);
+				  sizeof(out));
 		if (cv_cg_write(d, "cpu.max", out, err) < 0)
 			return -1;
 	}
@@ -134,8 +134,8 @@ static int cpu(struct cv_cg_dir *d, const oci_cpu *c, bool update, cv_error_t *e
 static int io_max(struct cv_cg_dir *d, const char *key, const oci_throttle_list *l, cv_error_t *err)
 {
 	for (size_t i = 0; i < l->len; i++)
-		if (cv_cg_writef(d, "io.max", err, "%" PRId64 ":%" PRId64 " %s=%" PRIu64, l->v[i].major,
-				 l->v[i].minor, key, l->v[i].rate) < 0)
+		if (cv_cg_writef(d, "io.max", err, "%" PRId64 ":%" PRId64 " %s=%" PRIu64, l->v[i].major, l->v[i].minor,
+				 key, l->v[i].rate) < 0)
 			return -1;
 	return 0;
 }
@@ -160,16 +160,15 @@ static int io(struct cv_cg_dir *d, const oci_block_io *b, cv_error_t *err)
 		if (!w->weight.set)
 			continue;
 		if (bfq) {
-			if (cv_cg_writef(d, "io.bfq.weight", err, "%" PRId64 ":%" PRId64 " %" PRIu32, w->major, w->minor,
-					 w->weight.v) < 0)
+			if (cv_cg_writef(d, "io.bfq.weight", err, "%" PRId64 ":%" PRId64 " %" PRIu32, w->major,
+					 w->minor, w->weight.v) < 0)
 				return -1;
 		} else if (cv_cg_writef(d, "io.weight", err, "%" PRId64 ":%" PRId64 " %" PRIu64, w->major, w->minor,
 					cv_cg_blkio_to_io_weight(w->weight.v)) < 0)
 			return -1;
 	}
 	if (io_max(d, "rbps", &b->throttle_read_bps, err) < 0 || io_max(d, "wbps", &b->throttle_write_bps, err) < 0 ||
-	    io_max(d, "riops", &b->throttle_read_iops, err) < 0 ||
-	    io_max(d, "wiops", &b->throttle_write_iops, err) < 0)
+	    io_max(d, "riops", &b->throttle_read_iops, err) < 0 || io_max(d, "wiops", &b->throttle_write_iops, err) < 0)
 		return -1;
 	return 0;
 }
@@ -183,7 +182,7 @@ int cv_cg_v2_hugetlb(struct cv_cg_dir *d, const oci_resources *r, cv_error_t *er
 		if (!cv_cg_valid_page_size(h->page_size))
 			return cv_error(err, EINVAL, "linux.resources.hugepageLimits: invalid pageSize \"%s\"",
 					h->page_size ? h->page_size : "");
-		snprintf(file, sizeof file, "hugetlb.%s.max", h->page_size);
+		snprintf(file, sizeof(file), "hugetlb.%s.max", h->page_size);
 		if (!cv_cg_has_file(d, file)) {
 			/* Hybrid: the cgroup2 parent may not have hugetlb enabled for
 			 * its children yet. */
@@ -201,7 +200,7 @@ int cv_cg_v2_hugetlb(struct cv_cg_dir *d, const oci_resources *r, cv_error_t *er
 		}
 		if (cv_cg_writef(d, file, err, "%" PRIu64, h->limit) < 0)
 			return -1;
-		snprintf(file, sizeof file, "hugetlb.%s.rsvd.max", h->page_size);
+		snprintf(file, sizeof(file), "hugetlb.%s.rsvd.max", h->page_size);
 		if (cv_cg_has_file(d, file) && cv_cg_writef(d, file, err, "%" PRIu64, h->limit) < 0)
 			return -1;
 	}
@@ -220,8 +219,7 @@ int cv_cg_v2_write_unified(struct cv_cg_dir *d, const oci_kv_list *u, cv_error_t
 	return 0;
 }
 
-int cv_cg_v2_apply(struct cv_cgroup *cg, struct cv_cg_dir *d, const oci_resources *r, bool update,
-		   cv_error_t *err)
+int cv_cg_v2_apply(struct cv_cgroup *cg, struct cv_cg_dir *d, const oci_resources *r, bool update, cv_error_t *err)
 {
 	(void)cg;
 	if (!r)
@@ -232,7 +230,7 @@ int cv_cg_v2_apply(struct cv_cgroup *cg, struct cv_cg_dir *d, const oci_resource
 		return -1;
 	if (r->has_pids && r->pids_limit.set) {
 		char v[32];
-		cv_cg_fmt_pids(r->pids_limit.v, v, sizeof v);
+		cv_cg_fmt_pids(r->pids_limit.v, v, sizeof(v));
 		if (cv_cg_write(d, "pids.max", v, err) < 0)
 			return -1;
 	}
@@ -241,11 +239,13 @@ int cv_cg_v2_apply(struct cv_cgroup *cg, struct cv_cg_dir *d, const oci_resource
 	if (r->hugepage_limits_len && cv_cg_v2_hugetlb(d, r, err) < 0)
 		return -1;
 	if (r->network && (r->network->class_id.set || r->network->priorities_len))
-		return cv_error(err, ENOTSUP,
-				"linux.resources.network: classID and priorities need the cgroup v1 net_cls/net_prio controllers, which cgroup v2 does not have");
+		return cv_error(
+			err, ENOTSUP,
+			"linux.resources.network: classID and priorities need the cgroup v1 net_cls/net_prio controllers, which cgroup v2 does not have");
 	for (size_t i = 0; i < r->rdma_len; i++) {
 		char line[160];
-		if (cv_cg_fmt_rdma(&r->rdma[i], line, sizeof line, err) < 0 || cv_cg_write(d, "rdma.max", line, err) < 0)
+		if (cv_cg_fmt_rdma(&r->rdma[i], line, sizeof(line), err) < 0 ||
+		    cv_cg_write(d, "rdma.max", line, err) < 0)
 			return -1;
 	}
 	if (r->unified.len && cv_cg_v2_write_unified(d, &r->unified, err) < 0)

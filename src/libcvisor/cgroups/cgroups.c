@@ -70,10 +70,10 @@ int cv_cgroup_layout(enum cv_cgroup_layout *out, cv_error_t *err)
 /* ---- org.cvisor.cgroup.controllers ---- */
 
 /* Bit i of a controller mask is cg_names[i] (the order cgroups.h documents). */
-static const char *const cg_names[] = { "cpu",	   "cpuacct",  "cpuset",     "memory",	"pids",	 "blkio",
-					"io",	   "devices",  "freezer",    "net_cls", "net_prio", "perf_event",
-					"hugetlb", "rdma",     "misc",	     "unified" };
-#define N_CG_NAMES (sizeof cg_names / sizeof cg_names[0])
+static const char *const cg_names[] = { "cpu",     "cpuacct", "cpuset",  "memory",  "pids",     "blkio",
+					"io",      "devices", "freezer", "net_cls", "net_prio", "perf_event",
+					"hugetlb", "rdma",    "misc",    "unified" };
+#define N_CG_NAMES (sizeof(cg_names) / sizeof(cg_names[0]))
 #define BIT(name) (1u << cg_bit(name, strlen(name)))
 #define UNIFIED_BIT (1u << (N_CG_NAMES - 1))
 
@@ -164,22 +164,23 @@ static size_t resource_needs(const oci_resources *r, bool v2, struct need out[11
 		{ r && r->devices_len && !v2, { "linux.resources.devices", "devices" } },
 	};
 	size_t n = 0;
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (all[i].set)
 			out[n++] = all[i].n;
 	return n;
 }
 
-int cv_cgroup_controllers_check(const char *value, uint32_t mask, const oci_resources *r,
-				enum cv_cgroup_layout layout, cv_error_t *err)
+int cv_cgroup_controllers_check(const char *value, uint32_t mask, const oci_resources *r, enum cv_cgroup_layout layout,
+				cv_error_t *err)
 {
 	struct need needs[11];
 	size_t n = resource_needs(r, layout == CV_CGROUP_UNIFIED, needs);
 	for (size_t i = 0; i < n; i++)
 		if (!(mask & BIT(needs[i].controller)))
-			return cv_error_plain(err, EINVAL,
-					      "annotation %s \"%s\": %s needs the %s controller, which the list leaves out",
-					      CV_CGROUP_ANNOTATION_CONTROLLERS, value, needs[i].field, needs[i].controller);
+			return cv_error_plain(
+				err, EINVAL,
+				"annotation %s \"%s\": %s needs the %s controller, which the list leaves out",
+				CV_CGROUP_ANNOTATION_CONTROLLERS, value, needs[i].field, needs[i].controller);
 	return 0;
 }
 
@@ -195,10 +196,11 @@ static int config_mask(const struct cv_cgroup_config *cfg, uint32_t *mask, cv_er
 	if (cv_cgroup_controllers_parse(cfg->controllers, mask, err) < 0)
 		return -1;
 	if (cfg->systemd)
-		return cv_error_plain(err, EINVAL,
-				      "annotation %s \"%s\": not supported with --systemd-cgroup (systemd gives a scope a "
-				      "directory in every hierarchy it manages)",
-				      CV_CGROUP_ANNOTATION_CONTROLLERS, cfg->controllers);
+		return cv_error_plain(
+			err, EINVAL,
+			"annotation %s \"%s\": not supported with --systemd-cgroup (systemd gives a scope a "
+			"directory in every hierarchy it manages)",
+			CV_CGROUP_ANNOTATION_CONTROLLERS, cfg->controllers);
 	if (cv_cgroup_layout(&layout, err) < 0)
 		return -1;
 	return cv_cgroup_controllers_check(cfg->controllers, *mask, cfg->resources, layout, err);
@@ -216,8 +218,10 @@ const char *cv_cg_missing_why(const struct cv_cgroup *cg, const char *controller
 		snprintf(buf, size, "the container has no %s cgroup (annotation %s \"%s\")", controller,
 			 CV_CGROUP_ANNOTATION_CONTROLLERS, cg->filter);
 	else if (cg->rootless_skipped)
-		snprintf(buf, size, "the container has no %s cgroup: rootless, and uid %u may not create one "
-			 "(a limit needs a cgroup delegated to the caller)", controller, (unsigned)geteuid());
+		snprintf(buf, size,
+			 "the container has no %s cgroup: rootless, and uid %u may not create one "
+			 "(a limit needs a cgroup delegated to the caller)",
+			 controller, (unsigned)geteuid());
 	else
 		snprintf(buf, size, "the %s cgroup controller is not mounted on this host", controller);
 	return buf;
@@ -292,7 +296,7 @@ int cv_cg_writef(struct cv_cg_dir *d, const char *file, cv_error_t *err, const c
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	return cv_cg_write(d, file, buf, err);
 }
@@ -321,8 +325,7 @@ bool cv_cg_has_file(struct cv_cg_dir *d, const char *file)
 /* ---- paths ---- */
 
 /* Appends the components of `p` to buf (at *len), refusing "." and "..". */
-static int append_components(char *buf, size_t size, size_t *len, const char *p, const char *what,
-			     cv_error_t *err)
+static int append_components(char *buf, size_t size, size_t *len, const char *p, const char *what, cv_error_t *err)
 {
 	while (*p) {
 		const char *e;
@@ -348,8 +351,7 @@ static int append_components(char *buf, size_t size, size_t *len, const char *p,
 	return 0;
 }
 
-int cv_cg_resolve_path(const char *own, const char *cgroups_path, const char *id, char **out,
-		       cv_error_t *err)
+int cv_cg_resolve_path(const char *own, const char *cgroups_path, const char *id, char **out, cv_error_t *err)
 {
 	char buf[4096];
 	size_t len = 0;
@@ -357,15 +359,16 @@ int cv_cg_resolve_path(const char *own, const char *cgroups_path, const char *id
 
 	buf[0] = '\0';
 	if (cgroups_path && *cgroups_path == '/') {
-		r = append_components(buf, sizeof buf, &len, cgroups_path, "linux.cgroupsPath", err);
+		r = append_components(buf, sizeof(buf), &len, cgroups_path, "linux.cgroupsPath", err);
 	} else {
-		r = append_components(buf, sizeof buf, &len, own ? own : "", "/proc/self/cgroup", err);
+		r = append_components(buf, sizeof(buf), &len, own ? own : "", "/proc/self/cgroup", err);
 		if (r == 0 && cgroups_path && *cgroups_path)
-			r = append_components(buf, sizeof buf, &len, cgroups_path, "linux.cgroupsPath", err);
+			r = append_components(buf, sizeof(buf), &len, cgroups_path, "linux.cgroupsPath", err);
 		else if (r == 0) {
 			if (!id || !*id || strchr(id, '/') || strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
-				return cv_error(err, EINVAL, "invalid container id \"%s\" for a cgroup name", id ? id : "");
-			r = append_components(buf, sizeof buf, &len, id, "container id", err);
+				return cv_error(err, EINVAL, "invalid container id \"%s\" for a cgroup name",
+						id ? id : "");
+			r = append_components(buf, sizeof(buf), &len, id, "container id", err);
 		}
 	}
 	if (r < 0)
@@ -404,7 +407,7 @@ void cv_cgroup_free(struct cv_cgroup *cg)
 
 static struct cv_cg_dir *add_dir(struct cv_cgroup *cg, const char *key, const char *path, cv_error_t *err)
 {
-	struct cv_cg_dir *v = realloc(cg->dirs, (cg->n + 1) * sizeof *v);
+	struct cv_cg_dir *v = realloc(cg->dirs, (cg->n + 1) * sizeof(*v));
 	struct cv_cg_dir *d;
 
 	if (!v) {
@@ -447,8 +450,7 @@ static int cpuset_inherit(int rootfd, const char *root, const char *path, cv_err
 
 /* mkdir -p of `rel` under the hierarchy root `rootfd`, recording in d->created
  * the topmost directory made. */
-static int make_dirs(int rootfd, const char *root, const char *rel, struct cv_cg_dir *d, bool cpuset,
-		     cv_error_t *err)
+static int make_dirs(int rootfd, const char *root, const char *rel, struct cv_cg_dir *d, bool cpuset, cv_error_t *err)
 {
 	char buf[4096];
 	size_t len = strlen(rel);
@@ -464,7 +466,7 @@ static int make_dirs(int rootfd, const char *root, const char *rel, struct cv_cg
 		return 0;
 	if (errno != ENOENT)
 		return cv_error_errno(err, "create cgroup `%s/%s`", root, rel);
-	if (len >= sizeof buf)
+	if (len >= sizeof(buf))
 		return cv_error(err, ENAMETOOLONG, "cgroup path too long");
 	/* Some ancestors are missing: create from the top down. */
 	memcpy(buf, rel, len + 1);
@@ -534,13 +536,13 @@ static int remove_tree(const char *path, long *budget_ms, cv_error_t *err)
 int cv_cgroup_destroy(struct cv_cgroup *cg, cv_error_t *err)
 {
 	long budget = MAX_WAIT_MS;
-	int ret = 0;
+	int r = 0;
 
 	if (!cg)
 		return 0;
 	/* systemd removes the scope's directories; ours (e.g. v1 cpuset) after */
 	if (cg->sd_unit && cv_cg_systemd_destroy(cg, err) < 0)
-		ret = cv_error_ret(*err);
+		r = cv_error_ret(*err);
 	for (size_t i = 0; i < cg->n; i++) {
 		struct cv_cg_dir *d = &cg->dirs[i];
 		size_t top;
@@ -555,8 +557,8 @@ int cv_cgroup_destroy(struct cv_cgroup *cg, cv_error_t *err)
 		}
 		top = strlen(d->created);
 		if (remove_tree(d->path, &budget, &e) < 0) {
-			if (ret == 0)
-				cv_error_move(err, &e), ret = cv_error_ret(*err);
+			if (r == 0)
+				cv_error_move(err, &e), r = cv_error_ret(*err);
 			cv_error_release(&e);
 			continue;
 		}
@@ -578,7 +580,7 @@ int cv_cgroup_destroy(struct cv_cgroup *cg, cv_error_t *err)
 		free(d->created);
 		d->created = NULL;
 	}
-	return ret;
+	return r;
 }
 
 /* One line of /proc/self/cgroup: "ID:CONTROLLERS:PATH". */
@@ -588,8 +590,7 @@ struct own_line {
 	bool v2;
 };
 
-static int read_self_cgroup(char *buf, size_t size, struct own_line *lines, size_t max, size_t *n,
-			    cv_error_t *err)
+static int read_self_cgroup(char *buf, size_t size, struct own_line *lines, size_t max, size_t *n, cv_error_t *err)
 {
 	ssize_t len = cv_read_buf_at(AT_FDCWD, "/proc/self/cgroup", buf, size);
 	char *p;
@@ -640,7 +641,7 @@ static bool keys_meet(const char *key, const char *list)
 	char name[64];
 	for (const char *p = list; *p;) {
 		size_t n = strcspn(p, ",");
-		if (n > 0 && n < sizeof name) {
+		if (n > 0 && n < sizeof(name)) {
 			memcpy(name, p, n);
 			name[n] = '\0';
 			if (key_has(key, name))
@@ -659,7 +660,7 @@ int cv_cgroup_remove_stale(const char *controllers, bool (*stale)(const char *na
 	size_t nlines = 0;
 	enum cv_cgroup_layout layout;
 	*removed = 0;
-	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof buf, lines, 64, &nlines, err) < 0)
+	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof(buf), lines, 64, &nlines, err) < 0)
 		return -1;
 	for (size_t i = 0; i < nlines; i++) {
 		const struct own_line *l = &lines[i];
@@ -671,12 +672,14 @@ int cv_cgroup_remove_stale(const char *controllers, bool (*stale)(const char *na
 				      O_PATH | O_DIRECTORY | O_CLOEXEC);
 		} else if (layout != CV_CGROUP_UNIFIED && *l->controllers &&
 			   (!controllers || keys_meet(l->controllers, controllers))) {
-			rootfd = open_v1_root(l->controllers, root, sizeof root);
+			rootfd = open_v1_root(l->controllers, root, sizeof(root));
 		}
 		const char *own = l->path;
 		while (*own == '/')
 			own++;
-		cleanup_close int dfd = rootfd < 0 ? -1 : openat(rootfd, *own ? own : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		cleanup_close int dfd = rootfd < 0
+						? -1
+						: openat(rootfd, *own ? own : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		cleanup_dir DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
 		if (!d)
 			continue;
@@ -702,7 +705,7 @@ static int v2_enable_ancestors(int rootfd, const char *rel, size_t start_len, cv
 	char buf[4096];
 	size_t len = strlen(rel);
 
-	if (len >= sizeof buf)
+	if (len >= sizeof(buf))
 		return cv_error(err, ENAMETOOLONG, "cgroup path too long");
 	memcpy(buf, rel, len + 1);
 	for (size_t i = start_len; i < len; i++) {
@@ -744,8 +747,8 @@ static uint32_t names_mask(const char *list, const char *seps)
 
 /* Which lines of /proc/self/cgroup get a directory under the annotation
  * (cgroups.h): want[i] for lines[i]. */
-static void select_hierarchies(const struct own_line *lines, size_t n, enum cv_cgroup_layout layout,
-			       uint32_t mask, bool *want)
+static void select_hierarchies(const struct own_line *lines, size_t n, enum cv_cgroup_layout layout, uint32_t mask,
+			       bool *want)
 {
 	uint32_t v1 = 0;
 	ssize_t unified = -1;
@@ -770,7 +773,7 @@ static void select_hierarchies(const struct own_line *lines, size_t n, enum cv_c
 		bool w = (mask & UNIFIED_BIT) != 0;
 		if (!w && rest) {
 			char buf[512];
-			if (cv_read_buf_at(AT_FDCWD, UNIFIED_HYBRID "/cgroup.controllers", buf, sizeof buf) > 0)
+			if (cv_read_buf_at(AT_FDCWD, UNIFIED_HYBRID "/cgroup.controllers", buf, sizeof(buf)) > 0)
 				w = (names_mask(buf, " \n") & rest) != 0;
 		}
 		want[unified] = w;
@@ -809,11 +812,11 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 		return -1;
 	if (cfg->systemd)
 		return cv_cg_systemd_create(cfg, out, err);
-	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof buf, lines, 64, &nlines, err) < 0)
+	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof(buf), lines, 64, &nlines, err) < 0)
 		return -1;
 	if (cfg->controllers)
 		select_hierarchies(lines, nlines, layout, mask, want);
-	cg = calloc(1, sizeof *cg);
+	cg = calloc(1, sizeof(*cg));
 	if (!cg)
 		return cv_error(err, ENOMEM, "cgroup");
 	cg->layout = layout;
@@ -837,12 +840,12 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 		if (l->v2) {
 			if (layout == CV_CGROUP_LEGACY)
 				continue;
-			snprintf(root, sizeof root, "%s", layout == CV_CGROUP_UNIFIED ? CGROUP_ROOT : UNIFIED_HYBRID);
+			snprintf(root, sizeof(root), "%s", layout == CV_CGROUP_UNIFIED ? CGROUP_ROOT : UNIFIED_HYBRID);
 			rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		} else {
 			if (layout == CV_CGROUP_UNIFIED || !*l->controllers)
 				continue;
-			rootfd = open_v1_root(l->controllers, root, sizeof root);
+			rootfd = open_v1_root(l->controllers, root, sizeof(root));
 		}
 		if (rootfd < 0) {
 			cv_debug("cgroup: hierarchy \"%s\" is not mounted at %s: %m", l->controllers, root);
@@ -890,10 +893,11 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 		cv_debug("rootless: no cgroup is delegated to uid %u: the container runs without one",
 			 (unsigned)geteuid());
 	else if (cg->rootless_skipped)
-		cv_debug("rootless: the container has cgroups only in the %zu hierarchies delegated to uid %u",
-			 cg->n, (unsigned)geteuid());
+		cv_debug("rootless: the container has cgroups only in the %zu hierarchies delegated to uid %u", cg->n,
+			 (unsigned)geteuid());
 	if (cfg->controllers && chosen == 0) {
-		cv_error_plain(err, ENOENT, "annotation %s \"%s\": no cgroup hierarchy of this host holds a listed controller",
+		cv_error_plain(err, ENOENT,
+			       "annotation %s \"%s\": no cgroup hierarchy of this host holds a listed controller",
 			       CV_CGROUP_ANNOTATION_CONTROLLERS, cfg->controllers);
 		goto fail;
 	}
@@ -908,14 +912,15 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 			goto fail;
 		if (d) {
 			/* defaults first, then the nodes: one list after the spec's rules */
-			oci_device_cgroup *all = realloc(extra, (nnodes + cv_cg_default_device_rules_len) * sizeof *all);
+			oci_device_cgroup *all = realloc(extra,
+							 (nnodes + cv_cg_default_device_rules_len) * sizeof(*all));
 			if (!all) {
 				cv_error(err, ENOMEM, "device rules");
 				goto fail;
 			}
 			extra = all;
-			memmove(all + cv_cg_default_device_rules_len, all, nnodes * sizeof *all);
-			memcpy(all, cv_cg_default_device_rules, cv_cg_default_device_rules_len * sizeof *all);
+			memmove(all + cv_cg_default_device_rules_len, all, nnodes * sizeof(*all));
+			memcpy(all, cv_cg_default_device_rules, cv_cg_default_device_rules_len * sizeof(*all));
 			if (cv_cg_devices_bpf_attach(d->fd, res ? res->devices : NULL, res ? res->devices_len : 0, all,
 						     nnodes + cv_cg_default_device_rules_len, err) < 0) {
 				cv_error_prefix(err, "linux.resources.devices");
@@ -928,14 +933,14 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 	*out = cg;
 	return 0;
 
-fail: {
+fail : {
 	cv_error_t e = NULL;
-	int ret = cv_error_ret(*err);
+	r = cv_error_ret(*err);
 	if (cv_cgroup_destroy(cg, &e) < 0)
 		cv_warn("cleaning up after a failed cgroup setup: %s", e->msg);
 	cv_error_release(&e);
 	cv_cgroup_free(cg);
-	return ret;
+	return r;
 }
 }
 
@@ -943,7 +948,7 @@ int cv_cgroup_enter(struct cv_cgroup *cg, pid_t pid, cv_error_t *err)
 {
 	char v[24];
 
-	snprintf(v, sizeof v, "%d", (int)pid);
+	snprintf(v, sizeof(v), "%d", (int)pid);
 	for (size_t i = 0; i < cg->n; i++) {
 		if (cv_cg_write(&cg->dirs[i], "cgroup.procs", v, err) < 0) {
 			if (cg->rootless && rootless_skippable((*err)->errnum)) {
@@ -1049,7 +1054,7 @@ void cv_cgroup_self_join_close(struct cv_cgroup_self_join *j)
 
 static int kv_add(oci_kv_list *kv, const char *k1, const char *k2, const char *v, cv_error_t *err)
 {
-	oci_kv *n = realloc(kv->v, (kv->len + 1) * sizeof *n);
+	oci_kv *n = realloc(kv->v, (kv->len + 1) * sizeof(*n));
 
 	if (!n)
 		return cv_error(err, ENOMEM, "cgroup paths");
@@ -1084,7 +1089,7 @@ int cv_cgroup_save(const struct cv_cgroup *cg, oci_kv_list *paths, cv_error_t *e
 
 int cv_cgroup_load(const oci_kv_list *paths, struct cv_cgroup **out, cv_error_t *err)
 {
-	struct cv_cgroup *cg = calloc(1, sizeof *cg);
+	struct cv_cgroup *cg = calloc(1, sizeof(*cg));
 	bool v1 = false, v2 = false;
 
 	if (!cg)
@@ -1168,7 +1173,7 @@ static struct cv_cg_dir *procs_dir(struct cv_cgroup *cg)
 
 	if (cg->layout == CV_CGROUP_UNIFIED)
 		return cv_cg_find(cg, "unified");
-	for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++)
+	for (size_t i = 0; i < sizeof(pref) / sizeof(pref[0]); i++)
 		if ((d = cv_cg_find(cg, pref[i])))
 			return d;
 	return cg->n ? &cg->dirs[0] : NULL;
@@ -1199,7 +1204,7 @@ static int collect_pids(int dfd, const char *path, struct pid_vec *pv, int depth
 			break;
 		if (pv->n == pv->cap) {
 			size_t cap = pv->cap ? pv->cap * 2 : 16;
-			pid_t *n = realloc(pv->v, cap * sizeof *n);
+			pid_t *n = realloc(pv->v, cap * sizeof(*n));
 			if (!n)
 				return cv_error(err, ENOMEM, "pids");
 			pv->v = n;
@@ -1293,7 +1298,7 @@ int cv_cgroup_kill(struct cv_cgroup *cg, int signal, cv_error_t *err)
 			if (kill(pids[i], signal) < 0 && errno != ESRCH)
 				return cv_error_errno(err, "kill %d", (int)pids[i]);
 			fresh = true;
-			grown = realloc(signalled, (nsignalled + 1) * sizeof *grown);
+			grown = realloc(signalled, (nsignalled + 1) * sizeof(*grown));
 			if (!grown)
 				return cv_error(err, ENOMEM, "pids");
 			signalled = grown;
@@ -1319,7 +1324,7 @@ static int v2_wait_frozen(struct cv_cg_dir *d, bool want, cv_error_t *err)
 		return cv_error_errno(err, "read cgroup.events");
 	for (;;) {
 		char buf[256];
-		ssize_t r = pread(fd, buf, sizeof buf - 1, 0);
+		ssize_t r = pread(fd, buf, sizeof(buf) - 1, 0);
 		char *f;
 		struct pollfd pfd = { .fd = fd, .events = POLLPRI };
 
@@ -1328,7 +1333,8 @@ static int v2_wait_frozen(struct cv_cg_dir *d, bool want, cv_error_t *err)
 		buf[r] = '\0';
 		f = strstr(buf, "frozen ");
 		if (!f)
-			return cv_error(err, ENOTSUP, "cgroup.events has no \"frozen\" field: the kernel cannot freeze cgroups");
+			return cv_error(err, ENOTSUP,
+					"cgroup.events has no \"frozen\" field: the kernel cannot freeze cgroups");
 		if ((f[7] == '1') == want)
 			return 0;
 		if (left <= 0)
@@ -1352,7 +1358,7 @@ int cv_cgroup_freeze(struct cv_cgroup *cg, bool freeze, cv_error_t *err)
 		 * exists, so poll the state with a growing interval. */
 		for (;;) {
 			char buf[32];
-			if (cv_cg_read(d, "freezer.state", buf, sizeof buf, err) < 0)
+			if (cv_cg_read(d, "freezer.state", buf, sizeof(buf), err) < 0)
 				return -1;
 			if (strncmp(buf, freeze ? "FROZEN" : "THAWED", 6) == 0)
 				return 0;
@@ -1391,7 +1397,7 @@ int cv_cgroup_frozen(struct cv_cgroup *cg, bool *frozen, cv_error_t *err)
 	char buf[256];
 
 	if (d) {
-		if (cv_cg_read(d, "freezer.state", buf, sizeof buf, err) < 0)
+		if (cv_cg_read(d, "freezer.state", buf, sizeof(buf), err) < 0)
 			return -1;
 		*frozen = strncmp(buf, "FROZEN", 6) == 0;
 		return 0;
@@ -1401,7 +1407,7 @@ int cv_cgroup_frozen(struct cv_cgroup *cg, bool *frozen, cv_error_t *err)
 		*frozen = false;
 		return 0;
 	}
-	if (cv_cg_read(d, "cgroup.events", buf, sizeof buf, err) < 0)
+	if (cv_cg_read(d, "cgroup.events", buf, sizeof(buf), err) < 0)
 		return -1;
 	{
 		char *f = strstr(buf, "frozen ");

@@ -79,15 +79,15 @@ int cv_cgroup_controllers_parse(const char *value, uint32_t *mask, cv_error_t *e
 const char *cv_cgroup_controller_name(unsigned bit);
 /* Fails when `r` sets something whose controller the list (`value`, parsed
  * into `mask`) leaves out, on a host of the given layout. */
-int cv_cgroup_controllers_check(const char *value, uint32_t mask, const oci_resources *r,
-				enum cv_cgroup_layout layout, cv_error_t *err);
+int cv_cgroup_controllers_check(const char *value, uint32_t mask, const oci_resources *r, enum cv_cgroup_layout layout,
+				cv_error_t *err);
 
 struct cv_cgroup_config {
-	const char *id;            /* container id, used for the default path */
-	const char *cgroups_path;  /* linux.cgroupsPath; NULL/empty = default */
+	const char *id;                 /* container id, used for the default path */
+	const char *cgroups_path;       /* linux.cgroupsPath; NULL/empty = default */
 	const oci_resources *resources; /* may be NULL */
-	bool systemd;              /* --systemd-cgroup */
-	bool rootless;             /* failures to create are warnings, not errors */
+	bool systemd;                   /* --systemd-cgroup */
+	bool rootless;                  /* failures to create are warnings, not errors */
 	/* linux.devices: the nodes the runtime creates are allowed in the
 	 * device cgroup after the resources' own rules. May be NULL. */
 	const oci_device *devices;
@@ -171,10 +171,16 @@ int cv_cgroup_oom_open(struct cv_cgroup *cg, struct cv_cgroup_oom **out, cv_erro
 int cv_cgroup_oom_fd(const struct cv_cgroup_oom *o);
 int cv_cgroup_oom_read(struct cv_cgroup_oom *o, uint64_t *events, cv_error_t *err);
 void cv_cgroup_oom_free(struct cv_cgroup_oom *o);
-static inline void cv_cgroup_oom_freep(struct cv_cgroup_oom **o) { cv_cgroup_oom_free(*o); }
+static inline void cv_cgroup_oom_freep(struct cv_cgroup_oom **o)
+{
+	cv_cgroup_oom_free(*o);
+}
 #define cleanup_cgroup_oom __attribute__((cleanup(cv_cgroup_oom_freep)))
 
-static inline void cv_cgroup_freep(struct cv_cgroup **c) { cv_cgroup_free(*c); }
+static inline void cv_cgroup_freep(struct cv_cgroup **c)
+{
+	cv_cgroup_free(*c);
+}
 #define cleanup_cgroup __attribute__((cleanup(cv_cgroup_freep)))
 
 #endif

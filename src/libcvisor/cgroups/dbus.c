@@ -561,7 +561,7 @@ static int fixed_header(const uint8_t *buf, size_t len, bool *be, uint32_t *body
 	t = (t + 7) / 8 * 8 + *body_len;
 	if (t > CV_DBUS_MAX_MESSAGE)
 		return cv_error_plain(err, EMSGSIZE, "D-Bus message of %llu bytes: larger than the %u accepted",
-				(unsigned long long)t, CV_DBUS_MAX_MESSAGE);
+				      (unsigned long long)t, CV_DBUS_MAX_MESSAGE);
 	*total = (size_t)t;
 	return 0;
 }
@@ -692,55 +692,56 @@ int cv_dbus_parse(uint8_t *raw, size_t len, struct cv_dbus_message *m, cv_error_
 
 int cv_dbus_read(const struct cv_dbus_message *m, const char *sig, cv_error_t *err, ...)
 {
-	struct rd r = { .p = m->raw + m->body_at, .limit = m->body_len, .be = m->big_endian };
+	struct rd reader = { .p = m->raw + m->body_at, .limit = m->body_len, .be = m->big_endian };
 	const char *have = m->h.signature ? m->h.signature : "";
 	size_t n = strlen(sig);
 	va_list ap;
-	int ret = 0;
+	int r = 0;
 
 	if (strncmp(have, sig, n) != 0)
 		return cv_error_plain(err, EBADMSG, "D-Bus %s: body \"%s\" where \"%s\" was expected",
-				m->h.member ? m->h.member : "reply", have, sig);
+				      m->h.member ? m->h.member : "reply", have, sig);
 	va_start(ap, err);
-	for (const char *s = sig; *s && ret == 0; s++) {
+	for (const char *s = sig; *s && r == 0; s++) {
 		uint64_t v;
 		bool ok;
 		switch (*s) {
 		case 'y':
-			ok = r_uint(&r, 1, &v);
+			ok = r_uint(&reader, 1, &v);
 			if (ok)
 				*va_arg(ap, uint8_t *) = (uint8_t)v;
 			break;
 		case 'b':
-			ok = r_uint(&r, 4, &v) && v <= 1;
+			ok = r_uint(&reader, 4, &v) && v <= 1;
 			if (ok)
 				*va_arg(ap, bool *) = v;
 			break;
 		case 'u':
-			ok = r_uint(&r, 4, &v);
+			ok = r_uint(&reader, 4, &v);
 			if (ok)
 				*va_arg(ap, uint32_t *) = (uint32_t)v;
 			break;
 		case 't':
-			ok = r_uint(&r, 8, &v);
+			ok = r_uint(&reader, 8, &v);
 			if (ok)
 				*va_arg(ap, uint64_t *) = v;
 			break;
 		case 's':
 		case 'o':
 		case 'g':
-			ok = r_string(&r, *s, va_arg(ap, const char **));
+			ok = r_string(&reader, *s, va_arg(ap, const char **));
 			break;
 		default:
 			ok = false;
-			ret = cv_error(err, EINVAL, "cv_dbus_read: unsupported type '%c'", *s);
+			r = cv_error(err, EINVAL, "cv_dbus_read: unsupported type '%c'", *s);
 			break;
 		}
-		if (!ok && ret == 0)
-			ret = cv_error_plain(err, EBADMSG, "D-Bus %s: malformed body", m->h.member ? m->h.member : "reply");
+		if (!ok && r == 0)
+			r = cv_error_plain(err, EBADMSG, "D-Bus %s: malformed body",
+					   m->h.member ? m->h.member : "reply");
 	}
 	va_end(ap);
-	return ret;
+	return r;
 }
 
 /* ---- connection ---- */
@@ -774,9 +775,9 @@ int cv_dbus_address(const char *address, bool user, char **out, cv_error_t *err)
 	if (address)
 		*out = strdup(address);
 	else if (!user)
-		*out = strdup((env = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS")) && *env ?
-				      env :
-				      "unix:path=/run/dbus/system_bus_socket");
+		*out = strdup((env = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS")) && *env
+				      ? env
+				      : "unix:path=/run/dbus/system_bus_socket");
 	else if ((env = secure_getenv("DBUS_SESSION_BUS_ADDRESS")) && *env)
 		*out = strdup(env);
 	else if ((env = secure_getenv("XDG_RUNTIME_DIR")) && *env) {
@@ -789,7 +790,10 @@ int cv_dbus_address(const char *address, bool user, char **out, cv_error_t *err)
 
 static int hexval(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
 }
 
 /* Unescapes an address value (%XX) in place; false if malformed. */
@@ -841,7 +845,7 @@ static int connect_entry(char *entry, int *fd_out, cv_error_t *err)
 	if (!path && !abstract)
 		return 1;
 	n = strlen(path ? path : abstract);
-	if (path ? n >= sizeof sa.sun_path : n + 1 > sizeof sa.sun_path)
+	if (path ? n >= sizeof(sa.sun_path) : n + 1 > sizeof(sa.sun_path))
 		return cv_error(err, ENAMETOOLONG, "D-Bus socket %s", path ? path : abstract);
 	if (path)
 		memcpy(sa.sun_path, path, n + 1);
@@ -944,15 +948,15 @@ static void consume(struct cv_dbus *c, size_t n)
 static int authenticate(struct cv_dbus *c, uint64_t deadline, cv_error_t *err)
 {
 	char uid[16], line[96];
-	int n = snprintf(uid, sizeof uid, "%u", (unsigned)geteuid());
+	int n = snprintf(uid, sizeof(uid), "%u", (unsigned)geteuid());
 	size_t len;
 	const uint8_t *crlf;
 
-	len = 1 + (size_t)snprintf(line + 1, sizeof line - 1, "AUTH EXTERNAL ");
+	len = 1 + (size_t)snprintf(line + 1, sizeof(line) - 1, "AUTH EXTERNAL ");
 	line[0] = '\0';
 	for (int i = 0; i < n; i++)
-		len += (size_t)snprintf(line + len, sizeof line - len, "%02x", (unsigned char)uid[i]);
-	len += (size_t)snprintf(line + len, sizeof line - len, "\r\n");
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%02x", (unsigned char)uid[i]);
+	len += (size_t)snprintf(line + len, sizeof(line) - len, "\r\n");
 	if (send_all(c, line, len, deadline, err) < 0)
 		return -1;
 	while (!(crlf = c->in_len ? memmem(c->in, c->in_len, "\r\n", 2) : NULL)) {
@@ -968,7 +972,7 @@ static int authenticate(struct cv_dbus *c, uint64_t deadline, cv_error_t *err)
 			if (c->in[i] < 0x20 || c->in[i] > 0x7e)
 				c->in[i] = '?';
 		return cv_error_plain(err, EACCES, "D-Bus authentication as uid %s refused: %.*s", uid, shown,
-				(const char *)c->in);
+				      (const char *)c->in);
 	}
 	consume(c, len + 2);
 	return 0;
@@ -981,8 +985,8 @@ static const struct cv_dbus_header bus_call = {
 	.interface = "org.freedesktop.DBus",
 };
 
-static int send_msg(struct cv_dbus *c, struct cv_dbus_header *h, const struct cv_dbus_writer *body,
-		    const char *prefix, uint64_t deadline, cv_error_t *err)
+static int send_msg(struct cv_dbus *c, struct cv_dbus_header *h, const struct cv_dbus_writer *body, const char *prefix,
+		    uint64_t deadline, cv_error_t *err)
 {
 	struct cv_dbus_writer w = { 0 };
 	struct cv_dbus_writer all = { 0 };
@@ -1035,7 +1039,7 @@ int cv_dbus_open(const char *address, uint64_t deadline, struct cv_dbus **out, c
 		cv_error_move(err, &last);
 		return cv_error_ret(*err);
 	}
-	c = calloc(1, sizeof *c);
+	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(fd);
 		return cv_error(err, ENOMEM, "D-Bus connection");
@@ -1095,7 +1099,7 @@ int cv_dbus_recv(struct cv_dbus *c, uint64_t deadline, struct cv_dbus_message *m
 			char buf[256];
 			c->hello_serial = 0;
 			if (m->h.type == CV_DBUS_ERROR) {
-				cv_dbus_error_message(m, buf, sizeof buf);
+				cv_dbus_error_message(m, buf, sizeof(buf));
 				cv_dbus_message_clear(m);
 				return cv_error_plain(err, EPROTO, "D-Bus Hello: %s", buf);
 			}
@@ -1140,7 +1144,7 @@ int cv_dbus_add_match(struct cv_dbus *c, const char *rule, uint64_t deadline, cv
 	if (r < 0 || cv_dbus_wait_reply(c, h.serial, deadline, NULL, NULL, &reply, err) < 0)
 		return cv_error_prefix(err, "D-Bus AddMatch");
 	if (reply.h.type == CV_DBUS_ERROR) {
-		cv_dbus_error_message(&reply, buf, sizeof buf);
+		cv_dbus_error_message(&reply, buf, sizeof(buf));
 		cv_dbus_message_clear(&reply);
 		return cv_error_plain(err, EPROTO, "D-Bus AddMatch: %s", buf);
 	}

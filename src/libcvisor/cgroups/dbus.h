@@ -48,7 +48,7 @@ struct cv_dbus_header {
 struct cv_dbus_writer {
 	uint8_t *buf;
 	size_t len, cap;
-	int error;	 /* errno of the first failure, 0 = none */
+	int error;       /* errno of the first failure, 0 = none */
 	const char *why; /* what failed, for the message */
 };
 /* An open array: where its length goes, where its elements start. */

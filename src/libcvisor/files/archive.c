@@ -53,13 +53,14 @@ int cv_archive_format_parse(const char *name, enum cv_archive_format *out, cv_er
 		*out = CV_ARCHIVE_GZIP;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+	for (size_t i = 0; i < sizeof(formats) / sizeof(*formats); i++)
 		if (strcmp(name, formats[i].name) == 0) {
 			*out = i;
 			return 0;
 		}
 	if (strcmp(name, "estargz") == 0)
-		return cv_error(err, EOPNOTSUPP, "archive format `estargz` is not implemented (use gzip, none or zstd)");
+		return cv_error(err, EOPNOTSUPP,
+				"archive format `estargz` is not implemented (use gzip, none or zstd)");
 	return cv_error(err, EINVAL, "unknown archive format `%.64s` (use gzip, none or zstd)", name);
 }
 
@@ -124,7 +125,7 @@ static int list_dir(int dfd, const char *path, char ***out, cv_error_t *err)
 			continue;
 		if (n + 2 > cap) {
 			size_t ncap = cap ? cap * 2 : 16;
-			char **p = realloc(names, ncap * sizeof *p);
+			char **p = realloc(names, ncap * sizeof(*p));
 			if (!p)
 				return cv_error(err, ENOMEM, "read directory `%s`", path);
 			names = p;
@@ -134,9 +135,9 @@ static int list_dir(int dfd, const char *path, char ***out, cv_error_t *err)
 			return cv_error(err, ENOMEM, "read directory `%s`", path);
 		names[++n] = NULL;
 	}
-	if (!names && !(names = calloc(1, sizeof *names)))
+	if (!names && !(names = calloc(1, sizeof(*names))))
 		return cv_error(err, ENOMEM, "read directory `%s`", path);
-	qsort(names, n, sizeof *names, cmp_names);
+	qsort(names, n, sizeof(*names), cmp_names);
 	*out = steal_pointer(&names);
 	return 0;
 }
@@ -202,10 +203,10 @@ static int store(struct writer *w, int dfd, const char *name, const char *rel, c
 		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 			return cv_error(err, EAGAIN, "`%s` changed type while it was archived", rel);
 	} else {
-		ssize_t n = readlinkat(dfd, name, target, sizeof target);
+		ssize_t n = readlinkat(dfd, name, target, sizeof(target));
 		if (n < 0)
 			return cv_error_errno(err, "read symlink `%s`", rel);
-		if (n >= (ssize_t)sizeof target)
+		if (n >= (ssize_t)sizeof(target))
 			return cv_error(err, ENAMETOOLONG, "read symlink `%s`", rel);
 		target[n] = '\0';
 	}
@@ -229,7 +230,7 @@ static int write_one(struct writer *w, int dfd, const char *name, cv_error_t *er
 {
 	size_t base = w->len;
 	size_t nlen = strlen(name);
-	if (base + (base ? 1 : 0) + nlen >= sizeof w->path)
+	if (base + (base ? 1 : 0) + nlen >= sizeof(w->path))
 		return cv_error(err, ENAMETOOLONG, "`%s/%s`", w->path, name);
 	if (base)
 		w->path[w->len++] = '/';
@@ -263,8 +264,8 @@ static int add_filter(struct archive *a, enum cv_archive_format format)
 	return archive_write_add_filter_none(a);
 }
 
-int cv_archive_write(int dirfd, int out_fd, enum cv_archive_format format, cv_archive_skip_fn skip,
-		     void *skip_arg, cv_error_t *err)
+int cv_archive_write(int dirfd, int out_fd, enum cv_archive_format format, cv_archive_skip_fn skip, void *skip_arg,
+		     cv_error_t *err)
 {
 	cleanup_free char *buf = malloc(COPY_BUF);
 	cleanup_archive_write struct archive *a = archive_write_new();
@@ -319,7 +320,7 @@ struct extractor {
 static void set_shown(struct extractor *x, const char *path)
 {
 	size_t i = 0;
-	for (; path && path[i] && i < sizeof x->shown - 4; i++)
+	for (; path && path[i] && i < sizeof(x->shown) - 4; i++)
 		x->shown[i] = (unsigned char)path[i] < 0x20 || path[i] == 0x7f ? '?' : path[i];
 	strcpy(x->shown + i, path && path[i] ? "..." : "");
 }
@@ -415,8 +416,7 @@ static int set_times(int dfd, const char *name, struct archive_entry *e, int fla
 {
 	if (!archive_entry_mtime_is_set(e))
 		return 0;
-	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT },
-				  { archive_entry_mtime(e), archive_entry_mtime_nsec(e) } };
+	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, { archive_entry_mtime(e), archive_entry_mtime_nsec(e) } };
 	return utimensat(dfd, name, ts, flags);
 }
 
@@ -500,8 +500,8 @@ static int extract_hardlink(struct extractor *x, int dfd, const char *name, cons
 	struct stat st;
 	/* a later entry may have replaced it: a symlink is never linked to */
 	if (fstatat(tdfd, tname, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-		return cv_error(err, EPERM, "archive entry `%s`: hard link to `%s`, no longer a regular file",
-				x->shown, target);
+		return cv_error(err, EPERM, "archive entry `%s`: hard link to `%s`, no longer a regular file", x->shown,
+				target);
 	if ((r = remove_nondir(x, dfd, name, err)) < 0)
 		return r;
 	if (linkat(tdfd, tname, dfd, name, 0) < 0)
@@ -509,8 +509,7 @@ static int extract_hardlink(struct extractor *x, int dfd, const char *name, cons
 	return 0;
 }
 
-static int extract_symlink(struct extractor *x, int dfd, const char *name, struct archive_entry *e,
-			   cv_error_t *err)
+static int extract_symlink(struct extractor *x, int dfd, const char *name, struct archive_entry *e, cv_error_t *err)
 {
 	/* the target is stored as it is: entries after it never pass through
 	 * it (open_parent), and files replace it instead of following it */
@@ -518,8 +517,8 @@ static int extract_symlink(struct extractor *x, int dfd, const char *name, struc
 	if (!target || !*target)
 		return cv_error(err, EINVAL, "archive entry `%s`: symlink without a target", x->shown);
 	if (strlen(target) > x->lim.max_path)
-		return cv_error(err, ENAMETOOLONG, "archive entry `%s`: symlink target longer than %zu bytes",
-				x->shown, x->lim.max_path);
+		return cv_error(err, ENAMETOOLONG, "archive entry `%s`: symlink target longer than %zu bytes", x->shown,
+				x->lim.max_path);
 	int r = remove_nondir(x, dfd, name, err);
 	if (r < 0)
 		return r;
@@ -544,7 +543,7 @@ static int extract_dir(struct extractor *x, int dfd, const char *name, const cha
 	}
 	if (x->ndirs == x->capdirs) {
 		size_t ncap = x->capdirs ? x->capdirs * 2 : 64;
-		struct dir_fix *p = realloc(x->dirs, ncap * sizeof *p);
+		struct dir_fix *p = realloc(x->dirs, ncap * sizeof(*p));
 		if (!p)
 			return cv_error(err, ENOMEM, "archive entry `%s`", x->shown);
 		x->dirs = p;
@@ -576,16 +575,18 @@ static int extract_entry(struct extractor *x, struct archive_entry *e, cv_error_
 	/* refused before a byte is written; extract_file counts what comes */
 	uint64_t declared = archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0;
 	if (declared > x->lim.max_bytes - x->bytes)
-		return cv_error(err, EFBIG, "archive entry `%s`: %" PRIu64 " bytes, beyond the limit of %" PRIu64
-				" for the archive", x->shown, declared, x->lim.max_bytes);
+		return cv_error(err, EFBIG,
+				"archive entry `%s`: %" PRIu64 " bytes, beyond the limit of %" PRIu64
+				" for the archive",
+				x->shown, declared, x->lim.max_bytes);
 
 	const char *hardlink = archive_entry_hardlink(e);
 	mode_t type = archive_entry_filetype(e);
 	if (!hardlink && type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
 		return cv_error(err, EPERM, "archive entry `%s`: %s refused", x->shown,
 				type == AE_IFCHR || type == AE_IFBLK ? "device node"
-				: type == AE_IFIFO		     ? "fifo"
-				: type == AE_IFSOCK		     ? "socket"
+				: type == AE_IFIFO                   ? "fifo"
+				: type == AE_IFSOCK                  ? "socket"
 								     : "unknown entry type");
 	if (!*path) {
 		if (type == AE_IFDIR && !hardlink)
@@ -625,7 +626,7 @@ static void fix_dirs(struct extractor *x)
 {
 	if (!x->ndirs)
 		return; /* qsort wants a base even for none */
-	qsort(x->dirs, x->ndirs, sizeof *x->dirs, cmp_fix);
+	qsort(x->dirs, x->ndirs, sizeof(*x->dirs), cmp_fix);
 	for (size_t i = 0; i < x->ndirs; i++) {
 		struct dir_fix *f = &x->dirs[i];
 		cleanup_error cv_error_t err = NULL;
@@ -633,7 +634,8 @@ static void fix_dirs(struct extractor *x)
 		const char *name;
 		set_shown(x, f->path);
 		cleanup_close int dfd = open_parent(x, f->path, false, walk, &name, &err);
-		cleanup_close int fd = dfd < 0 ? -1 : openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		cleanup_close int fd = dfd < 0 ? -1
+					       : openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, f->mtime };
 		if (fd < 0 || fchmod(fd, f->mode) < 0 || futimens(fd, ts) < 0)
 			cv_debug("archive: directory `%s`: mode and mtime not set: %s", x->shown,

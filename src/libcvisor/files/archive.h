@@ -43,17 +43,16 @@ typedef bool (*cv_archive_skip_fn)(void *arg, const char *rel_path, bool is_dir)
  * device nodes, fifos and sockets are left out (a debug line says so).
  * Hard-linked files are stored as separate copies. Entries come in name
  * order, so the same tree gives the same bytes. SKIP may be NULL. */
-int cv_archive_write(int dirfd, int out_fd, enum cv_archive_format format, cv_archive_skip_fn skip,
-		     void *skip_arg, cv_error_t *err);
+int cv_archive_write(int dirfd, int out_fd, enum cv_archive_format format, cv_archive_skip_fn skip, void *skip_arg,
+		     cv_error_t *err);
 
 struct cv_archive_limits {
 	uint64_t max_bytes;   /* sum of the entries' (declared) sizes */
 	uint64_t max_entries; /* entries of any kind */
 	size_t max_path;      /* bytes of an entry's path or link target */
 };
-#define CV_ARCHIVE_LIMITS_DEFAULT                                                          \
-	((struct cv_archive_limits){ .max_bytes = UINT64_C(4) << 30, .max_entries = 1000000, \
-				     .max_path = 4095 })
+#define CV_ARCHIVE_LIMITS_DEFAULT                                                                                      \
+	((struct cv_archive_limits){ .max_bytes = UINT64_C(4) << 30, .max_entries = 1000000, .max_path = 4095 })
 
 /* Extracts the tar, tar.gz or tar.zst read from IN_FD (detected from its
  * bytes) into the directory TARGET_DIRFD. Files belong to the caller;

@@ -26,7 +26,7 @@
 
 struct backend {
 	bool s3;
-	char *dir; /* disk */
+	char *dir;                                 /* disk */
 	char *bucket, *prefix, *region, *endpoint; /* s3; prefix "" or ending in '/' */
 };
 
@@ -57,15 +57,16 @@ static int check_key(const char *key, const char *what, cv_error_t *err)
 	for (const char *p = key; *p; p++) {
 		bool start = p == key || p[-1] == '/';
 		if (*p == '/' && (start || !p[1]))
-			return cv_error(err, EINVAL, "%s `%s`: empty path component (a leading, trailing or double `/`)",
-					what, key);
+			return cv_error(err, EINVAL,
+					"%s `%s`: empty path component (a leading, trailing or double `/`)", what, key);
 		if (*p == '.' && start)
 			return cv_error(err, EINVAL, "%s `%s`: a component starts with `.` (no `.` or `..`)", what,
 					key);
 		if (*p != '/' && !key_char(*p))
-			return cv_error(err, EINVAL,
-					"%s: byte 0x%02x at offset %zu not allowed (letters, digits, `.`, `_`, `-`, `/`)",
-					what, (unsigned char)*p, (size_t)(p - key));
+			return cv_error(
+				err, EINVAL,
+				"%s: byte 0x%02x at offset %zu not allowed (letters, digits, `.`, `_`, `-`, `/`)", what,
+				(unsigned char)*p, (size_t)(p - key));
 	}
 	return 0;
 }
@@ -88,7 +89,8 @@ static int default_dir(char **out, cv_error_t *err)
 	else if (home && home[0] == '/')
 		n = asprintf(out, "%s/.cache/cvisor", home);
 	else
-		return cv_error(err, EINVAL, "cache backend `disk`: neither XDG_CACHE_HOME nor HOME is an absolute path");
+		return cv_error(err, EINVAL,
+				"cache backend `disk`: neither XDG_CACHE_HOME nor HOME is an absolute path");
 	if (n < 0)
 		return cv_error(err, ENOMEM, "cache backend `disk`");
 	return 0;
@@ -129,8 +131,8 @@ static int parse_s3(const char *spec, struct backend *b, cv_error_t *err)
 		else if (eq && eq - p == 8 && strncmp(p, "endpoint", 8) == 0)
 			dst = &b->endpoint;
 		if (!dst)
-			return cv_error(err, EINVAL, "cache backend `%s`: unknown parameter `%.*s` (region, endpoint)", spec,
-					(int)(eq ? eq - p : (int)n), p);
+			return cv_error(err, EINVAL, "cache backend `%s`: unknown parameter `%.*s` (region, endpoint)",
+					spec, (int)(eq ? eq - p : (int)n), p);
 		free(*dst);
 		if (!(*dst = strndup(eq + 1, n - (eq + 1 - p))))
 			return cv_error(err, ENOMEM, "cache backend `%s`", spec);
@@ -151,8 +153,8 @@ static int parse_s3(const char *spec, struct backend *b, cv_error_t *err)
 			return cv_error(err, ENOMEM, "cache backend `%s`", spec);
 	}
 	if (strncmp(b->endpoint, "http://", 7) != 0 && strncmp(b->endpoint, "https://", 8) != 0)
-		return cv_error(err, EINVAL, "cache backend `%s`: endpoint `%s` is not an http:// or https:// URL", spec,
-				b->endpoint);
+		return cv_error(err, EINVAL, "cache backend `%s`: endpoint `%s` is not an http:// or https:// URL",
+				spec, b->endpoint);
 	for (size_t n = strlen(b->endpoint); n && b->endpoint[n - 1] == '/'; n--)
 		b->endpoint[n - 1] = '\0';
 	b->s3 = true;
@@ -165,7 +167,8 @@ static int parse_backend(const char *spec, struct backend *b, cv_error_t *err)
 		return default_dir(&b->dir, err);
 	if (strncmp(spec, "disk:", 5) == 0) {
 		if (spec[5] != '/')
-			return cv_error(err, EINVAL, "cache backend `%s`: the directory must be an absolute path", spec);
+			return cv_error(err, EINVAL, "cache backend `%s`: the directory must be an absolute path",
+					spec);
 		if (!(b->dir = strdup(spec + 5)))
 			return cv_error(err, ENOMEM, "cache backend `%s`", spec);
 		return 0;
@@ -176,8 +179,7 @@ static int parse_backend(const char *spec, struct backend *b, cv_error_t *err)
 }
 
 /* KEY plus the format's suffix, key and format checked. */
-static int entry_name(const char *key, const char *format, char name[static CV_CACHE_KEY_MAX + 16],
-		      cv_error_t *err)
+static int entry_name(const char *key, const char *format, char name[static CV_CACHE_KEY_MAX + 16], cv_error_t *err)
 {
 	enum cv_archive_format f;
 	int r = cv_archive_format_parse(format, &f, err);
@@ -342,7 +344,7 @@ static void s3_error_code(int fd, char *out, size_t size)
 {
 	char body[4096];
 	*out = '\0';
-	ssize_t n = pread(fd, body, sizeof body - 1, 0);
+	ssize_t n = pread(fd, body, sizeof(body) - 1, 0);
 	if (n <= 0)
 		return;
 	body[n] = '\0';
@@ -353,8 +355,8 @@ static void s3_error_code(int fd, char *out, size_t size)
 
 /* One request: GET into BODY_FD, or PUT of UPLOAD_SIZE bytes from
  * UPLOAD_FD. Returns the HTTP status or an error. */
-static long s3_request(const struct backend *b, const char *name, int upload_fd, curl_off_t upload_size,
-		       int body_fd, cv_error_t *err)
+static long s3_request(const struct backend *b, const char *name, int upload_fd, curl_off_t upload_size, int body_fd,
+		       cv_error_t *err)
 {
 	const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY"),
 		   *token = getenv("AWS_SESSION_TOKEN");
@@ -412,7 +414,7 @@ static long s3_request(const struct backend *b, const char *name, int upload_fd,
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (status / 100 != 2 && status != 404) {
 		char code[128];
-		s3_error_code(body_fd, code, sizeof code);
+		s3_error_code(body_fd, code, sizeof(code));
 		return cv_error(err, status == 403 ? EACCES : EIO, "s3 cache: %s %s: HTTP %ld%s",
 				upload_fd >= 0 ? "PUT" : "GET", url, status, code);
 	}

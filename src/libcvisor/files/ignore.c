@@ -107,7 +107,7 @@ static void nfa_close(const struct pattern *p, uint64_t *s, uint64_t *ent)
 
 static bool pattern_match_text(const struct pattern *p, const char *text, size_t len)
 {
-	uint64_t cur[NFA_WORDS] = {0}, next[NFA_WORDS], ent[NFA_WORDS] = {0};
+	uint64_t cur[NFA_WORDS] = { 0 }, next[NFA_WORDS], ent[NFA_WORDS] = { 0 };
 	size_t words = (p->ntok + 1 + 63) / 64;
 
 	if (p->never)
@@ -220,8 +220,8 @@ static bool ctype_name(const char *s, size_t n, int c)
 
 static bool ctype_known(const char *s, size_t n)
 {
-	static const char *const names[] = {"alnum", "alpha", "blank", "cntrl", "digit", "graph",
-					    "lower", "print", "punct", "space", "upper", "xdigit"};
+	static const char *const names[] = { "alnum", "alpha", "blank", "cntrl", "digit", "graph",
+					     "lower", "print", "punct", "space", "upper", "xdigit" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0)
 			return true;
@@ -451,7 +451,7 @@ static size_t git_trim(const char *s, size_t len)
 
 static int git_line(struct ruleset *rs, const char *s, size_t len)
 {
-	struct pattern p = {0};
+	struct pattern p = { 0 };
 	int r;
 
 	if (len > 0 && s[0] == '!') {
@@ -525,7 +525,7 @@ static char *path_clean(const char *s, size_t len)
 
 static int docker_line(struct ruleset *rs, const char *s, size_t len)
 {
-	struct pattern p = {0};
+	struct pattern p = { 0 };
 	cleanup_free char *clean = NULL;
 	int r;
 
@@ -582,7 +582,7 @@ static struct ruleset *set_for(cv_ignore *ig, const char *dir, enum cv_ignore_ki
 	if (!d)
 		return NULL;
 	memmove(n + at + 1, n + at, (ig->nsets - at) * sizeof(*n));
-	n[at] = (struct ruleset){.dir = d, .dirlen = strlen(d), .depth = depth, .kind = kind};
+	n[at] = (struct ruleset){ .dir = d, .dirlen = strlen(d), .depth = depth, .kind = kind };
 	ig->nsets++;
 	return &n[at];
 }
@@ -663,8 +663,8 @@ int cv_ignore_add(cv_ignore *ig, const char *dir_rel, const char *data, size_t l
 			r = git_line(rs, line, n);
 		}
 		if (r == -EINVAL)
-			return cv_error_plain(err, EINVAL, "`%s%s%s`, line %zu: bad pattern `%.*s`", dir_rel, sep,
-					      file, lineno, (int)n, line);
+			return cv_error_plain(err, EINVAL, "`%s%s%s`, line %zu: bad pattern `%.*s`", dir_rel, sep, file,
+					      lineno, (int)n, line);
 		if (r < 0)
 			return cv_error(err, -r, "`%s%s%s`, line %zu", dir_rel, sep, file, lineno);
 	}
@@ -911,14 +911,14 @@ static int descend(struct walk *w, int dirfd, const char *name, size_t len, cons
 	if (now.st_dev != st->st_dev || now.st_ino != st->st_ino)
 		return cv_error_plain(err, EAGAIN, "`%s`: replaced during the walk", w->path);
 	w->frames[depth + 1] =
-		(struct frame){.parent_fd = dirfd, .name = name, .rel_len = len, .st = *st, .emitted = emitted};
+		(struct frame){ .parent_fd = dirfd, .name = name, .rel_len = len, .st = *st, .emitted = emitted };
 	r = walk_dir(w, fd, len, depth + 1, err);
 	return r;
 }
 
 static int walk_dir(struct walk *w, int dirfd, size_t rel_len, int depth, cv_error_t *err)
 {
-	__attribute__((cleanup(names_free))) struct names ns = {0};
+	__attribute__((cleanup(names_free))) struct names ns = { 0 };
 	const char *rel = w->path;
 	int pushed;
 

@@ -40,7 +40,7 @@ static int open_nofollow(int dirfd, const char *name, int flags)
 {
 	struct open_how how = { .flags = (uint64_t)flags | O_CLOEXEC | O_NOFOLLOW,
 				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	int fd = (int)syscall(SYS_openat2, dirfd, name, &how, sizeof how);
+	int fd = (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
 	if (fd < 0 && errno == ENOSYS)
 		fd = openat(dirfd, name, flags | O_CLOEXEC | O_NOFOLLOW);
 	return fd;
@@ -51,7 +51,7 @@ static int open_nofollow(int dirfd, const char *name, int flags)
 static int open_parent(int rootfd, const char *path, char *base, size_t baselen, cv_error_t *err)
 {
 	char clean[PATH_MAX];
-	int r = cv_path_clean(path, clean, sizeof clean);
+	int r = cv_path_clean(path, clean, sizeof(clean));
 	if (r < 0)
 		return cv_error(err, -r, "device `%s`", path);
 	if (strcmp(clean, ".") == 0)
@@ -72,7 +72,7 @@ static int open_parent(int rootfd, const char *path, char *base, size_t baselen,
 static int make_node(int rootfd, const struct dev_node *d, bool bind, cv_error_t *err)
 {
 	char base[NAME_MAX + 1];
-	cleanup_close int dir = open_parent(rootfd, d->path, base, sizeof base, err);
+	cleanup_close int dir = open_parent(rootfd, d->path, base, sizeof(base), err);
 	if (dir < 0)
 		return -1;
 	dev_t rdev = makedev(d->major, d->minor);
@@ -153,8 +153,8 @@ static int setup_console(int devfd, int console_fd, cv_error_t *err)
 	cleanup_close int src = open_tree(console_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
 	if (src < 0) {
 		char link[64], path[PATH_MAX];
-		snprintf(link, sizeof link, "/proc/self/fd/%d", console_fd);
-		ssize_t n = readlink(link, path, sizeof path - 1);
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", console_fd);
+		ssize_t n = readlink(link, path, sizeof(path) - 1);
 		if (n < 0)
 			return cv_error_errno(err, "readlink `%s`", link);
 		path[n] = '\0';
@@ -184,7 +184,7 @@ int cv_devices_setup(int rootfd, const struct cv_rootfs_config *cfg, cv_error_t 
 	bool bind = cfg->new_userns || cv_ns_in_user_namespace();
 
 	if (setup_dev) {
-		for (size_t i = 0; i < sizeof default_devices / sizeof default_devices[0]; i++) {
+		for (size_t i = 0; i < sizeof(default_devices) / sizeof(default_devices[0]); i++) {
 			/* a linux.devices entry for the same path overrides the default */
 			bool overridden = false;
 			for (size_t j = 0; lx && j < lx->devices_len; j++)
@@ -219,14 +219,15 @@ int cv_devices_setup(int rootfd, const struct cv_rootfs_config *cfg, cv_error_t 
 	if (devfd < 0)
 		return -1;
 	int dfd = devfd;
-	static const struct { const char *target, *name; bool replace; } links[] = {
-		{ "/proc/self/fd", "fd", false },
-		{ "/proc/self/fd/0", "stdin", false },
-		{ "/proc/self/fd/1", "stdout", false },
-		{ "/proc/self/fd/2", "stderr", false },
+	static const struct {
+		const char *target, *name;
+		bool replace;
+	} links[] = {
+		{ "/proc/self/fd", "fd", false },       { "/proc/self/fd/0", "stdin", false },
+		{ "/proc/self/fd/1", "stdout", false }, { "/proc/self/fd/2", "stderr", false },
 		{ "pts/ptmx", "ptmx", true },
 	};
-	for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
 		if (make_link(dfd, links[i].target, links[i].name, links[i].replace, err) < 0)
 			return -1;
 	/* /dev/core only where the kernel has a core image, as runc does */

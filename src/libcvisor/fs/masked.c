@@ -54,7 +54,9 @@ int cv_masked_paths(const oci_spec *spec, cv_error_t *err)
 			if (empty < 0) {
 				static const char *const opts[] = { "size=0", "mode=0555" };
 				empty = cv_fs_new("tmpfs", "tmpfs", opts, 2,
-						  MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+						  MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+							  MOUNT_ATTR_NOEXEC,
+						  err);
 				if (empty < 0)
 					return cv_error_prefix(err, "maskedPaths");
 			}
@@ -66,7 +68,9 @@ int cv_masked_paths(const oci_spec *spec, cv_error_t *err)
 			if (tree < 0 && errno == EINVAL) {
 				static const char *const opts[] = { "size=0", "mode=0555" };
 				tree = cv_fs_new("tmpfs", "tmpfs", opts, 2,
-						 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+						 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+							 MOUNT_ATTR_NOEXEC,
+						 err);
 				if (tree < 0)
 					return cv_error_prefix(err, "maskedPaths");
 			}
@@ -79,7 +83,8 @@ int cv_masked_paths(const oci_spec *spec, cv_error_t *err)
 				if (fstat(null, &ns) < 0)
 					return cv_error_errno(err, "maskedPaths: stat `/dev/null`");
 				if (!S_ISCHR(ns.st_mode) || ns.st_rdev != makedev(1, 3))
-					return cv_error(err, EPERM, "maskedPaths: `/dev/null` is not the null device (1:3)");
+					return cv_error(err, EPERM,
+							"maskedPaths: `/dev/null` is not the null device (1:3)");
 			}
 			tree = open_tree(null, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
 		}
@@ -109,7 +114,8 @@ int cv_readonly_paths(const oci_spec *spec, cv_error_t *err)
 			}
 			return cv_error_prefix(err, "readonlyPaths");
 		}
-		cleanup_close int tree = open_tree(dest, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+		cleanup_close int tree = open_tree(dest, "",
+						   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 		if (tree < 0)
 			return cv_error_errno(err, "readonlyPaths: bind `%s`", path);
 		/* only ro is added: nosuid/nodev/noexec of the source stay */

@@ -13,8 +13,8 @@
 int cv_attach_mount(int treefd, int destfd, const char *what, const char *dest, cv_error_t *err);
 /* A fresh filesystem as a detached mount: fsopen/fsconfig/fsmount. DATA is
  * an array of "key" / "key=value" options (may be NULL), ATTR MOUNT_ATTR_*. */
-int cv_fs_new(const char *type, const char *source, const char *const *data, size_t ndata,
-	      uint64_t attr, cv_error_t *err);
+int cv_fs_new(const char *type, const char *source, const char *const *data, size_t ndata, uint64_t attr,
+	      cv_error_t *err);
 /* Mounts one config.json mount inside ROOTFD. */
 int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *cfg, cv_error_t *err);
 /* True when some mount in the spec provides /dev by a bind mount. */
@@ -33,7 +33,6 @@ char *cv_read_small(const char *path, cv_error_t *err);
 int cv_detach_from_host(int tree, const oci_spec *spec, const char *what, cv_error_t *err);
 /* mount_setattr wrapper that keeps flags the kernel locked on the source
  * (read with fstatvfs) when it refuses to clear them. */
-int cv_setattr_keep_locked(int fd, bool recursive, uint64_t set, uint64_t clr, const char *what,
-			   cv_error_t *err);
+int cv_setattr_keep_locked(int fd, bool recursive, uint64_t set, uint64_t clr, const char *what, cv_error_t *err);
 
 #endif

@@ -34,20 +34,20 @@
 #define PROC_FILE_MAX (64u << 20)
 
 enum opt_kind {
-	K_ATTR,     /* per-mount attribute: val set, or cleared when `clear` */
-	K_ATIME,    /* atime mode (value inside MOUNT_ATTR__ATIME) */
-	K_RATTR,    /* recursive attribute */
+	K_ATTR,  /* per-mount attribute: val set, or cleared when `clear` */
+	K_ATIME, /* atime mode (value inside MOUNT_ATTR__ATIME) */
+	K_RATTR, /* recursive attribute */
 	K_RATIME,
-	K_SB,       /* superblock flag, handed to fsconfig by name */
+	K_SB, /* superblock flag, handed to fsconfig by name */
 	K_BIND,
 	K_RBIND,
-	K_PROP,     /* propagation, val = MS_* */
+	K_PROP, /* propagation, val = MS_* */
 	K_RPROP,
 	K_REMOUNT,
 	K_IDMAP,
 	K_RIDMAP,
-	K_COPYUP,   /* tmpcopyup / notmpcopyup */
-	K_NOOP,     /* silent/loud: kernel log verbosity only */
+	K_COPYUP, /* tmpcopyup / notmpcopyup */
+	K_NOOP,   /* silent/loud: kernel log verbosity only */
 };
 
 struct mount_opt {
@@ -124,7 +124,7 @@ struct parsed_opts {
 	bool rprop;
 	const char *sb[16]; /* superblock flag names for fsconfig */
 	size_t nsb;
-	const char **data;  /* everything else, for the filesystem */
+	const char **data; /* everything else, for the filesystem */
 	size_t ndata;
 	char cover_mode[16]; /* tmpfs: "mode=NNNN" of the directory it covers */
 };
@@ -136,7 +136,7 @@ static void parsed_free(struct parsed_opts *p)
 
 static const struct mount_opt *find_opt(const char *name)
 {
-	for (size_t i = 0; i < sizeof mount_opts / sizeof mount_opts[0]; i++)
+	for (size_t i = 0; i < sizeof(mount_opts) / sizeof(mount_opts[0]); i++)
 		if (strcmp(mount_opts[i].name, name) == 0)
 			return &mount_opts[i];
 	return NULL;
@@ -144,9 +144,9 @@ static const struct mount_opt *find_opt(const char *name)
 
 static int parse_opts(const oci_mount *m, struct parsed_opts *p, cv_error_t *err)
 {
-	memset(p, 0, sizeof *p);
+	memset(p, 0, sizeof(*p));
 	if (m->options.len > 0) {
-		p->data = calloc(m->options.len, sizeof *p->data);
+		p->data = calloc(m->options.len, sizeof(*p->data));
 		if (!p->data)
 			return cv_error(err, ENOMEM, "mount options");
 	}
@@ -194,7 +194,7 @@ static int parse_opts(const oci_mount *m, struct parsed_opts *p, cv_error_t *err
 				p->rset |= d->val;
 			break;
 		case K_SB:
-			if (p->nsb >= sizeof p->sb / sizeof p->sb[0])
+			if (p->nsb >= sizeof(p->sb) / sizeof(p->sb[0]))
 				return cv_error(err, E2BIG, "too many mount options");
 			p->sb[p->nsb++] = d->name;
 			break;
@@ -235,11 +235,11 @@ static int fsconfig_error(int fsfd, cv_error_t *err, const char *ctx)
 	int saved = errno;
 	char buf[256], msg[512] = "";
 	ssize_t n;
-	while ((n = read(fsfd, buf, sizeof buf - 1)) > 0) {
+	while ((n = read(fsfd, buf, sizeof(buf) - 1)) > 0) {
 		buf[n] = '\0';
 		if (n > 2 && buf[1] == ' ') {
 			size_t l = strlen(msg);
-			snprintf(msg + l, sizeof msg - l, "%s%s", l ? "; " : "", buf + 2);
+			snprintf(msg + l, sizeof(msg) - l, "%s%s", l ? "; " : "", buf + 2);
 		}
 	}
 	if (msg[0])
@@ -247,17 +247,17 @@ static int fsconfig_error(int fsfd, cv_error_t *err, const char *ctx)
 	return cv_error(err, saved, "%s", ctx);
 }
 
-#define FSCONFIG_FAIL(fsfd, err, ...)                              \
-	({                                                         \
-		char _ctx[PATH_MAX + 512];                         \
-		int _saved = errno;                                \
-		snprintf(_ctx, sizeof _ctx, __VA_ARGS__);          \
-		errno = _saved;                                    \
-		fsconfig_error(fsfd, err, _ctx);                   \
+#define FSCONFIG_FAIL(fsfd, err, ...)                                                                                  \
+	({                                                                                                             \
+		char _ctx[PATH_MAX + 512];                                                                             \
+		int _saved = errno;                                                                                    \
+		snprintf(_ctx, sizeof(_ctx), __VA_ARGS__);                                                             \
+		errno = _saved;                                                                                        \
+		fsconfig_error(fsfd, err, _ctx);                                                                       \
 	})
 
-int cv_fs_new(const char *type, const char *source, const char *const *data, size_t ndata,
-	      uint64_t attr, cv_error_t *err)
+int cv_fs_new(const char *type, const char *source, const char *const *data, size_t ndata, uint64_t attr,
+	      cv_error_t *err)
 {
 	cleanup_close int fsfd = fsopen(type, FSOPEN_CLOEXEC);
 	if (fsfd < 0) {
@@ -273,7 +273,7 @@ int cv_fs_new(const char *type, const char *source, const char *const *data, siz
 		int r;
 		if (eq) {
 			size_t klen = (size_t)(eq - data[i]);
-			if (klen >= sizeof key)
+			if (klen >= sizeof(key))
 				return cv_error(err, EINVAL, "mount `%s`: option `%s` too long", type, data[i]);
 			memcpy(key, data[i], klen);
 			key[klen] = '\0';
@@ -321,14 +321,19 @@ static uint64_t statvfs_attrs(unsigned long f)
 
 static void attr_names(uint64_t set, uint64_t clr, char *buf, size_t len)
 {
-	static const struct { uint64_t v; const char *on, *off; } names[] = {
-		{ MOUNT_ATTR_RDONLY, "ro", "rw" },       { MOUNT_ATTR_NOSUID, "nosuid", "suid" },
-		{ MOUNT_ATTR_NODEV, "nodev", "dev" },    { MOUNT_ATTR_NOEXEC, "noexec", "exec" },
+	static const struct {
+		uint64_t v;
+		const char *on, *off;
+	} names[] = {
+		{ MOUNT_ATTR_RDONLY, "ro", "rw" },
+		{ MOUNT_ATTR_NOSUID, "nosuid", "suid" },
+		{ MOUNT_ATTR_NODEV, "nodev", "dev" },
+		{ MOUNT_ATTR_NOEXEC, "noexec", "exec" },
 		{ MOUNT_ATTR_NODIRATIME, "nodiratime", "diratime" },
 	};
 	size_t n = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof names / sizeof names[0] && n < len; i++) {
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && n < len; i++) {
 		const char *s = (set & names[i].v) ? names[i].on : (clr & names[i].v) ? names[i].off : NULL;
 		if (s)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", s);
@@ -336,18 +341,19 @@ static void attr_names(uint64_t set, uint64_t clr, char *buf, size_t len)
 	if (n < len && (clr & ATTR_ATIME_ALL)) {
 		uint64_t a = set & ATTR_ATIME_ALL;
 		snprintf(buf + n, len - n, "%s%s", n ? "," : "",
-			 a == MOUNT_ATTR_NOATIME ? "noatime" : a == MOUNT_ATTR_STRICTATIME ? "strictatime" : "relatime");
+			 a == MOUNT_ATTR_NOATIME       ? "noatime"
+			 : a == MOUNT_ATTR_STRICTATIME ? "strictatime"
+						       : "relatime");
 	}
 }
 
-int cv_setattr_keep_locked(int fd, bool recursive, uint64_t set, uint64_t clr, const char *what,
-			   cv_error_t *err)
+int cv_setattr_keep_locked(int fd, bool recursive, uint64_t set, uint64_t clr, const char *what, cv_error_t *err)
 {
 	unsigned int flags = AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0);
 	struct mount_attr a = { .attr_set = set, .attr_clr = clr };
 	if (set == 0 && clr == 0)
 		return 0;
-	if (mount_setattr(fd, "", flags, &a, sizeof a) == 0)
+	if (mount_setattr(fd, "", flags, &a, sizeof(a)) == 0)
 		return 0;
 	if (errno == EPERM) {
 		/* In a user namespace the kernel locks the flags the source
@@ -363,13 +369,13 @@ int cv_setattr_keep_locked(int fd, bool recursive, uint64_t set, uint64_t clr, c
 			a.attr_set = (a.attr_set & ~ATTR_ATIME_ALL) | (locked & ATTR_ATIME_ALL);
 			a.attr_clr |= ATTR_ATIME_ALL;
 		}
-		if (mount_setattr(fd, "", flags, &a, sizeof a) == 0) {
+		if (mount_setattr(fd, "", flags, &a, sizeof(a)) == 0) {
 			cv_debug("mount `%s`: kept locked flags %#llx", what, (unsigned long long)locked);
 			return 0;
 		}
 	}
 	char names[128];
-	attr_names(set, clr, names, sizeof names);
+	attr_names(set, clr, names, sizeof(names));
 	return cv_error_errno(err, "set mount flags %s%s on `%s`", names, recursive ? " recursively" : "", what);
 }
 
@@ -378,7 +384,7 @@ static int set_propagation(int fd, unsigned long prop, bool rec, const char *des
 	if (!prop)
 		return 0;
 	struct mount_attr a = { .propagation = prop };
-	if (mount_setattr(fd, "", AT_EMPTY_PATH | (rec ? AT_RECURSIVE : 0), &a, sizeof a) < 0)
+	if (mount_setattr(fd, "", AT_EMPTY_PATH | (rec ? AT_RECURSIVE : 0), &a, sizeof(a)) < 0)
 		return cv_error_errno(err, "set propagation of `%s`", dest);
 	return 0;
 }
@@ -390,13 +396,13 @@ static int write_idmap(const char *pid, const char *file, const oci_id_mappings 
 	char buf[4096], sub[64];
 	size_t n = 0;
 	for (size_t i = 0; i < m->len; i++) {
-		int w = snprintf(buf + n, sizeof buf - n, "%u %u %u\n", m->v[i].container_id,
-				 m->v[i].host_id, m->v[i].size);
-		if (w < 0 || (size_t)w >= sizeof buf - n)
+		int w = snprintf(buf + n, sizeof(buf) - n, "%u %u %u\n", m->v[i].container_id, m->v[i].host_id,
+				 m->v[i].size);
+		if (w < 0 || (size_t)w >= sizeof(buf) - n)
 			return cv_error(err, E2BIG, "idmapped mount: too many %s entries", file);
 		n += (size_t)w;
 	}
-	snprintf(sub, sizeof sub, "%s/%s", pid, file);
+	snprintf(sub, sizeof(sub), "%s/%s", pid, file);
 	return cv_procfs_write(sub, buf, n, err);
 }
 
@@ -422,7 +428,7 @@ static int userns_for_mapping(const oci_id_mappings *uids, const oci_id_mappings
 		char buf[32] = "";
 		close(sync[0]);
 		if (unshare(CLONE_NEWUSER) == 0) {
-			ssize_t l = readlinkat(procfd, "self", buf, sizeof buf - 1);
+			ssize_t l = readlinkat(procfd, "self", buf, sizeof(buf) - 1);
 			buf[l > 0 ? l : 0] = '\0';
 		}
 		if (write(sync[1], buf, strlen(buf) + 1) < 0)
@@ -434,33 +440,32 @@ static int userns_for_mapping(const oci_id_mappings *uids, const oci_id_mappings
 	char procpid[32] = "";
 	ssize_t n;
 	do
-		n = read(sync[0], procpid, sizeof procpid - 1);
+		n = read(sync[0], procpid, sizeof(procpid) - 1);
 	while (n < 0 && errno == EINTR);
 	close(sync[0]);
 	procpid[n > 0 ? n : 0] = '\0';
-	int ret = 0;
+	int r = 0;
 	if (n <= 1 || !procpid[0]) {
-		ret = cv_error(err, EPERM, "idmapped mount: cannot create a user namespace");
+		r = cv_error(err, EPERM, "idmapped mount: cannot create a user namespace");
 		goto out;
 	}
-	if ((ret = write_idmap(procpid, "uid_map", uids, err)) < 0 ||
-	    (ret = write_idmap(procpid, "gid_map", gids, err)) < 0)
+	if ((r = write_idmap(procpid, "uid_map", uids, err)) < 0 ||
+	    (r = write_idmap(procpid, "gid_map", gids, err)) < 0)
 		goto out;
 	char path[64];
-	snprintf(path, sizeof path, "%s/ns/user", procpid);
+	snprintf(path, sizeof(path), "%s/ns/user", procpid);
 	/* a magic link of our own child, below the procfs we verified */
-	ret = openat(procfd, path, O_RDONLY | O_CLOEXEC);
-	if (ret < 0)
-		ret = cv_error_errno(err, "open `/proc/%s`", path);
+	r = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+	if (r < 0)
+		r = cv_error_errno(err, "open `/proc/%s`", path);
 out:
 	(void)kill(pid, SIGKILL); /* it only waits for this */
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	return ret;
+	return r;
 }
 
-static int apply_idmap(int tree, const oci_mount *m, const struct parsed_opts *p, const oci_spec *spec,
-		       cv_error_t *err)
+static int apply_idmap(int tree, const oci_mount *m, const struct parsed_opts *p, const oci_spec *spec, cv_error_t *err)
 {
 	const oci_id_mappings *u = &m->uid_mappings, *g = &m->gid_mappings;
 	if (!u->len && !g->len && spec->linux_) {
@@ -475,14 +480,15 @@ static int apply_idmap(int tree, const oci_mount *m, const struct parsed_opts *p
 	if (usernsfd < 0)
 		return cv_error_prefix(err, "idmapped mount on `%s`", m->destination);
 	struct mount_attr a = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)usernsfd };
-	if (mount_setattr(tree, "", AT_EMPTY_PATH | (p->ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0) {
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | (p->ridmap ? AT_RECURSIVE : 0), &a, sizeof(a)) < 0) {
 		struct statfs sf;
 		if (errno == EINVAL && fstatfs(tree, &sf) == 0)
 			return cv_error(err, EINVAL,
 					"idmapped mount of `%s` on `%s`: Invalid argument (is its filesystem, magic "
 					"%#lx, one this kernel can idmap?)",
 					m->source ? m->source : "", m->destination, (unsigned long)sf.f_type);
-		return cv_error_errno(err, "idmapped mount of `%s` on `%s`", m->source ? m->source : "", m->destination);
+		return cv_error_errno(err, "idmapped mount of `%s` on `%s`", m->source ? m->source : "",
+				      m->destination);
 	}
 	return 0;
 }
@@ -500,20 +506,20 @@ static uint64_t base_attrs(const struct parsed_opts *p)
 
 static bool is_pseudo_fs(const char *type)
 {
-	static const char *const pseudo[] = { "proc", "sysfs", "cgroup", "cgroup2", "mqueue", "devpts",
-					      "tmpfs", "securityfs", "debugfs", "tracefs", "bpf", NULL };
+	static const char *const pseudo[] = { "proc",  "sysfs",      "cgroup",  "cgroup2", "mqueue", "devpts",
+					      "tmpfs", "securityfs", "debugfs", "tracefs", "bpf",    NULL };
 	for (const char *const *t = pseudo; *t; t++)
 		if (strcmp(*t, type) == 0)
 			return true;
 	return false;
 }
 
-static int mount_new_fs(const char *type, const oci_mount *m, struct parsed_opts *p,
-			const struct cv_rootfs_config *cfg, cv_error_t *err)
+static int mount_new_fs(const char *type, const oci_mount *m, struct parsed_opts *p, const struct cv_rootfs_config *cfg,
+			cv_error_t *err)
 {
 	const char *data[64];
 	size_t nd = 0;
-	if (p->ndata + p->nsb + 2 > sizeof data / sizeof data[0])
+	if (p->ndata + p->nsb + 2 > sizeof(data) / sizeof(data[0]))
 		return cv_error(err, E2BIG, "mount `%s`: too many options", m->destination);
 	for (size_t i = 0; i < p->nsb; i++)
 		data[nd++] = p->sb[i];
@@ -538,8 +544,8 @@ static bool spec_has_cgroupns(const struct cv_rootfs_config *cfg)
 }
 
 /* Finishes TREE (a detached mount) and attaches it at DEST in the rootfs. */
-static int finish_and_attach(int tree, int destfd, const oci_mount *m, const struct parsed_opts *p,
-			     bool attrs_done, cv_error_t *err)
+static int finish_and_attach(int tree, int destfd, const oci_mount *m, const struct parsed_opts *p, bool attrs_done,
+			     cv_error_t *err)
 {
 	const char *what = m->source && *m->source ? m->source : (m->type ? m->type : "none");
 	if (!attrs_done && cv_setattr_keep_locked(tree, false, p->set, p->clr, what, err) < 0)
@@ -566,7 +572,7 @@ static int do_remount(int rootfd, const oci_mount *m, struct parsed_opts *p, cv_
 			int r;
 			if (eq) {
 				char key[256];
-				snprintf(key, sizeof key, "%.*s", (int)(eq - o), o);
+				snprintf(key, sizeof(key), "%.*s", (int)(eq - o), o);
 				r = fsconfig(fsfd, FSCONFIG_SET_STRING, key, eq + 1, 0);
 			} else {
 				r = fsconfig(fsfd, FSCONFIG_SET_FLAG, o, NULL, 0);
@@ -624,7 +630,7 @@ int cv_detach_from_host(int tree, const oci_spec *spec, const char *what, cv_err
 {
 	const char *rp = spec->linux_ ? spec->linux_->rootfs_propagation : NULL;
 	struct mount_attr a = { .propagation = rp && strstr(rp, "private") ? MS_PRIVATE : MS_SLAVE };
-	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) < 0)
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0)
 		return cv_error_errno(err, "set propagation of the copy of `%s`", what);
 	return 0;
 }
@@ -635,7 +641,7 @@ int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds_out, cv_error_t *err
 	if (!spec->mounts_len)
 		return 0;
 	bool binds = !joins_mount_ns(spec);
-	int *fds = malloc(spec->mounts_len * sizeof *fds);
+	int *fds = malloc(spec->mounts_len * sizeof(*fds));
 	if (!fds)
 		return cv_error(err, ENOMEM, "idmapped mounts");
 	for (size_t i = 0; i < spec->mounts_len; i++)
@@ -654,7 +660,8 @@ int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds_out, cv_error_t *err
 			cv_error(err, EINVAL, "bind mount on `%s`: no source", m->destination);
 			goto fail;
 		}
-		fds[i] = open_tree(AT_FDCWD, m->source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p.rec ? AT_RECURSIVE : 0));
+		fds[i] = open_tree(AT_FDCWD, m->source,
+				   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p.rec ? AT_RECURSIVE : 0));
 		/* an unprivileged runtime may not clone mounts: the container
 		 * process binds what needs no idmap itself, as it reaches it */
 		if (fds[i] < 0 && errno == EPERM && !p.idmap)
@@ -694,8 +701,8 @@ void cv_rootfs_idmap_release(int *fds, size_t n)
 #define COPYUP_MAX_DEPTH 64
 
 struct copyup {
-	const char *dest;   /* for messages */
-	bool userns;        /* owners outside the mapping are left to the kernel */
+	const char *dest;    /* for messages */
+	bool userns;         /* owners outside the mapping are left to the kernel */
 	char path[PATH_MAX]; /* current relative path, for messages */
 };
 
@@ -710,7 +717,7 @@ static int copyup_fail(struct copyup *c, cv_error_t *err, const char *what)
 static int copy_xattrs(struct copyup *c, int src, int dst, cv_error_t *err)
 {
 	char names[4096];
-	ssize_t n = flistxattr(src, names, sizeof names);
+	ssize_t n = flistxattr(src, names, sizeof(names));
 	if (n < 0) {
 		if (errno == ENOTSUP || errno == ERANGE)
 			return 0;
@@ -718,7 +725,7 @@ static int copy_xattrs(struct copyup *c, int src, int dst, cv_error_t *err)
 	}
 	for (char *name = names; name < names + n; name += strlen(name) + 1) {
 		char val[4096];
-		ssize_t vl = fgetxattr(src, name, val, sizeof val);
+		ssize_t vl = fgetxattr(src, name, val, sizeof(val));
 		if (vl < 0) {
 			if (errno == ENODATA || errno == ERANGE || errno == ENOTSUP)
 				continue;
@@ -758,7 +765,7 @@ static int copy_file_data(struct copyup *c, int src, int dst, off_t size, cv_err
 		ssize_t n = copy_file_range(src, NULL, dst, NULL, (size_t)left, 0);
 		if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
 			char buf[65536];
-			n = read(src, buf, sizeof buf);
+			n = read(src, buf, sizeof(buf));
 			int r;
 			if (n > 0 && (r = cv_write_all(dst, buf, (size_t)n)) < 0) {
 				errno = -r;
@@ -813,7 +820,8 @@ static int copy_entry(struct copyup *c, int srcdir, int dstdir, const char *name
 		if (fstat(s, &st2) < 0)
 			return copyup_fail(c, err, "stat");
 		if (!S_ISREG(st2.st_mode) || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev)
-			return cv_error(err, EAGAIN, "tmpcopyup on `%s`: `%s` changed while being copied", c->dest, c->path);
+			return cv_error(err, EAGAIN, "tmpcopyup on `%s`: `%s` changed while being copied", c->dest,
+					c->path);
 		cleanup_close int d = openat(dstdir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (d < 0)
 			return copyup_fail(c, err, "create");
@@ -823,7 +831,7 @@ static int copy_entry(struct copyup *c, int srcdir, int dstdir, const char *name
 	}
 	if (type == S_IFLNK) {
 		char target[PATH_MAX];
-		ssize_t n = readlinkat(srcdir, name, target, sizeof target - 1);
+		ssize_t n = readlinkat(srcdir, name, target, sizeof(target) - 1);
 		if (n < 0)
 			return copyup_fail(c, err, "readlink");
 		target[n] = '\0';
@@ -871,8 +879,8 @@ static int copy_tree(struct copyup *c, int srcdir, int dstdir, int depth, cv_err
 		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (snprintf(c->path + base, sizeof c->path - base, "%s%s", base ? "/" : "", de->d_name) >=
-		    (int)(sizeof c->path - base))
+		if (snprintf(c->path + base, sizeof(c->path) - base, "%s%s", base ? "/" : "", de->d_name) >=
+		    (int)(sizeof(c->path) - base))
 			return cv_error(err, ENAMETOOLONG, "tmpcopyup on `%s`: path too long", c->dest);
 		int r = copy_entry(c, srcdir, dstdir, de->d_name, depth, err);
 		c->path[base] = '\0';
@@ -902,16 +910,23 @@ static int tmpcopyup(int tree, int destfd, const oci_mount *m, const struct cv_r
  * bind of one); below /proc only the files lxcfs emulates may be covered,
  * since anything else would let a mount hide or replace kernel interfaces
  * the masks and the runtime rely on. */
-static int check_proc_dest(const oci_mount *m, const struct parsed_opts *p, int tree, int destfd,
-			   cv_error_t *err)
+static int check_proc_dest(const oci_mount *m, const struct parsed_opts *p, int tree, int destfd, cv_error_t *err)
 {
 	static const char *const allowed[] = {
-		"proc/cpuinfo", "proc/diskstats", "proc/meminfo", "proc/stat", "proc/swaps", "proc/uptime",
-		"proc/loadavg", "proc/slabinfo", "proc/net/dev", "proc/sys/kernel/ns_last_pid",
+		"proc/cpuinfo",
+		"proc/diskstats",
+		"proc/meminfo",
+		"proc/stat",
+		"proc/swaps",
+		"proc/uptime",
+		"proc/loadavg",
+		"proc/slabinfo",
+		"proc/net/dev",
+		"proc/sys/kernel/ns_last_pid",
 		"proc/sys/crypto/fips_enabled",
 	};
 	char clean[PATH_MAX];
-	int r = cv_path_clean(m->destination, clean, sizeof clean);
+	int r = cv_path_clean(m->destination, clean, sizeof(clean));
 	if (r < 0)
 		return cv_error(err, -r, "mount destination `%s`", m->destination);
 	if (strcmp(clean, "proc") == 0) {
@@ -927,7 +942,7 @@ static int check_proc_dest(const oci_mount *m, const struct parsed_opts *p, int 
 		return cv_error(err, EPERM, "mount on `%s`: only a procfs may be mounted on /proc", m->destination);
 	}
 	if (strncmp(clean, "proc/", 5) == 0) {
-		for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+		for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
 			if (strcmp(clean, allowed[i]) == 0)
 				return 0;
 		return cv_error(err, EPERM, "mount on `%s`: destinations inside /proc are not allowed", m->destination);
@@ -958,7 +973,7 @@ static int tmpfs_cover_mode(int rootfd, const oci_mount *m, struct parsed_opts *
 	if (fstat(fd, &st) < 0)
 		return cv_error_errno(err, "stat mount destination `%s`", m->destination);
 	if (S_ISDIR(st.st_mode))
-		snprintf(p->cover_mode, sizeof p->cover_mode, "mode=%04o", (unsigned)(st.st_mode & 07777));
+		snprintf(p->cover_mode, sizeof(p->cover_mode), "mode=%04o", (unsigned)(st.st_mode & 07777));
 	return 0;
 }
 
@@ -992,9 +1007,10 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 			tree = premade; /* taken (and idmapped) by the runtime, see cv_rootfs_idmap_prepare */
 		} else {
 			if (p.idmap && cfg->new_userns)
-				return cv_error(err, EPERM,
-						"idmapped mount on `%s`: in a user namespace it must be prepared by the runtime",
-						m->destination);
+				return cv_error(
+					err, EPERM,
+					"idmapped mount on `%s`: in a user namespace it must be prepared by the runtime",
+					m->destination);
 			tree = open_tree(AT_FDCWD, m->source,
 					 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p.rec ? AT_RECURSIVE : 0));
 			if (tree < 0)
@@ -1026,8 +1042,8 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 			tree = open_tree(AT_FDCWD, "/sys", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 			if (tree < 0)
 				return cv_error_errno(err, "bind `/sys` on `%s`", m->destination);
-			if (cv_setattr_keep_locked(tree, true, MOUNT_ATTR_RDONLY | p.set, p.clr & ~(uint64_t)MOUNT_ATTR_RDONLY,
-						   "/sys", err) < 0)
+			if (cv_setattr_keep_locked(tree, true, MOUNT_ATTR_RDONLY | p.set,
+						   p.clr & ~(uint64_t)MOUNT_ATTR_RDONLY, "/sys", err) < 0)
 				return -1;
 			attrs_done = true;
 		} else if (tree < 0) {
@@ -1055,7 +1071,7 @@ bool cv_spec_binds_dev(const oci_spec *spec)
 	for (size_t i = 0; i < spec->mounts_len; i++) {
 		const oci_mount *m = &spec->mounts[i];
 		char clean[PATH_MAX];
-		if (cv_path_clean(m->destination, clean, sizeof clean) < 0 || strcmp(clean, "dev") != 0)
+		if (cv_path_clean(m->destination, clean, sizeof(clean)) < 0 || strcmp(clean, "dev") != 0)
 			continue;
 		if (m->type && (strcmp(m->type, "bind") == 0 || strcmp(m->type, "rbind") == 0))
 			return true;
@@ -1150,13 +1166,14 @@ static int list_hierarchies(struct cg_hier **out, size_t *nout, cv_error_t *err)
 			size_t cl = 0;
 			char *save = NULL;
 			for (char *tok = strtok_r(super, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (strcmp(tok, "rw") == 0 || strcmp(tok, "ro") == 0 || strncmp(tok, "release_agent", 13) == 0 ||
-				    strcmp(tok, "clone_children") == 0 || strcmp(tok, "noprefix") == 0 ||
-				    strcmp(tok, "xattr") == 0 || strcmp(tok, "nsdelegate") == 0 ||
-				    strcmp(tok, "cpuset_v2_mode") == 0 || strcmp(tok, "favordynmods") == 0)
+				if (strcmp(tok, "rw") == 0 || strcmp(tok, "ro") == 0 ||
+				    strncmp(tok, "release_agent", 13) == 0 || strcmp(tok, "clone_children") == 0 ||
+				    strcmp(tok, "noprefix") == 0 || strcmp(tok, "xattr") == 0 ||
+				    strcmp(tok, "nsdelegate") == 0 || strcmp(tok, "cpuset_v2_mode") == 0 ||
+				    strcmp(tok, "favordynmods") == 0)
 					continue;
-				cl += (size_t)snprintf(ctrl + cl, sizeof ctrl - cl, "%s%s", cl ? "," : "", tok);
-				if (cl >= sizeof ctrl)
+				cl += (size_t)snprintf(ctrl + cl, sizeof(ctrl) - cl, "%s%s", cl ? "," : "", tok);
+				if (cl >= sizeof(ctrl))
 					break;
 			}
 		}
@@ -1167,20 +1184,20 @@ static int list_hierarchies(struct cg_hier **out, size_t *nout, cv_error_t *err)
 				dup = true;
 		if (dup)
 			continue;
-		struct cg_hier *nv = realloc(v, (n + 1) * sizeof *v);
+		struct cg_hier *nv = realloc(v, (n + 1) * sizeof(*v));
 		if (!nv) {
 			free(v);
 			return cv_error(err, ENOMEM, "cgroup hierarchies");
 		}
 		v = nv;
 		struct cg_hier *h = &v[n++];
-		memset(h, 0, sizeof *h);
+		memset(h, 0, sizeof(*h));
 		h->v2 = v2;
-		snprintf(h->mountpoint, sizeof h->mountpoint, "%s", mp);
-		snprintf(h->root, sizeof h->root, "%s", root);
-		snprintf(h->opts, sizeof h->opts, "%s", ctrl);
+		snprintf(h->mountpoint, sizeof(h->mountpoint), "%s", mp);
+		snprintf(h->root, sizeof(h->root), "%s", root);
+		snprintf(h->opts, sizeof(h->opts), "%s", ctrl);
 		const char *base = strrchr(mp, '/');
-		snprintf(h->name, sizeof h->name, "%.255s", base ? base + 1 : mp);
+		snprintf(h->name, sizeof(h->name), "%.255s", base ? base + 1 : mp);
 	}
 	*out = v;
 	*nout = n;
@@ -1214,7 +1231,7 @@ static int cgroup_attach_all(int rootfd, int destfd, const oci_mount *m, const s
 	for (size_t i = 0; i < nh; i++) {
 		char own[PATH_MAX];
 		const char *key = h[i].v2 ? "" : h[i].opts;
-		if (own_cgroup(cgfile, key, own, sizeof own) < 0) {
+		if (own_cgroup(cgfile, key, own, sizeof(own)) < 0) {
 			cv_debug("cgroup hierarchy `%s` not in /proc/self/cgroup, skipped", h[i].mountpoint);
 			continue;
 		}
@@ -1236,11 +1253,12 @@ static int cgroup_attach_all(int rootfd, int destfd, const oci_mount *m, const s
 				rel = own + rl;
 			}
 			char src[PATH_MAX * 2];
-			snprintf(src, sizeof src, "%s%s", h[i].mountpoint, rel);
+			snprintf(src, sizeof(src), "%s%s", h[i].mountpoint, rel);
 			sub = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 			if (sub < 0)
 				return cv_error_errno(err, "cgroup mount on `%s`: bind `%s`", m->destination, src);
-			if (cv_setattr_keep_locked(sub, false, attrs, p->clr & ~(uint64_t)MOUNT_ATTR_RDONLY, src, err) < 0)
+			if (cv_setattr_keep_locked(sub, false, attrs, p->clr & ~(uint64_t)MOUNT_ATTR_RDONLY, src, err) <
+			    0)
 				return cv_error_prefix(err, "cgroup mount on `%s`", m->destination);
 		}
 		if (mkdirat(tmp, h[i].name, 0755) < 0 && errno != EEXIST)
@@ -1250,11 +1268,12 @@ static int cgroup_attach_all(int rootfd, int destfd, const oci_mount *m, const s
 		/* "cpu" -> "cpu,cpuacct" for co-mounted controllers, as on the host */
 		if (!h[i].v2 && strchr(h[i].name, ',')) {
 			char names[256];
-			snprintf(names, sizeof names, "%s", h[i].name);
+			snprintf(names, sizeof(names), "%s", h[i].name);
 			char *save = NULL;
 			for (char *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 				if (symlinkat(h[i].name, tmp, tok) < 0 && errno != EEXIST)
-					return cv_error_errno(err, "cgroup mount on `%s`: symlink `%s`", m->destination, tok);
+					return cv_error_errno(err, "cgroup mount on `%s`: symlink `%s`", m->destination,
+							      tok);
 		}
 	}
 	if ((attrs & MOUNT_ATTR_RDONLY) &&

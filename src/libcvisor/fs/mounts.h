@@ -16,7 +16,7 @@
  * container process may copy a mount only with everything mounted below it):
  * a copy of root.path alone, and the host mounts below it to bring along. */
 struct cv_rootfs_pruned {
-	int tree;   /* -1: none (no annotation, or the runtime cannot make one) */
+	int tree;    /* -1: none (no annotation, or the runtime cannot make one) */
 	char **keep; /* mount points to copy, relative to root.path; NULL-terminated */
 	int *subs;   /* a recursive clone of each, made by the runtime (the
 		      * container process may not reach them in a user
@@ -25,17 +25,17 @@ struct cv_rootfs_pruned {
 
 struct cv_rootfs_config {
 	const oci_spec *spec;
-	const char *rootfs;      /* absolute host path of root.path */
-	bool no_pivot;           /* --no-pivot: MS_MOVE + chroot */
+	const char *rootfs; /* absolute host path of root.path */
+	bool no_pivot;      /* --no-pivot: MS_MOVE + chroot */
 	/* no mount namespace of its own: the mounts are the caller's, on a
 	 * clone of the rootfs stacked on it, propagation is left alone and the
 	 * root change is a chroot (the lifecycle detaches the clone at delete) */
 	bool no_mount_ns;
-	int console_fd;          /* pty slave to bind at /dev/console, or -1 */
+	int console_fd; /* pty slave to bind at /dev/console, or -1 */
 	/* devices are bind-mounted from the host, not mknod'ed (so too when the
 	 * runtime itself runs in a user namespace, see cv_ns_in_user_namespace) */
 	bool new_userns;
-	bool new_netns;          /* without one, sysfs is mounted read-only */
+	bool new_netns; /* without one, sysfs is mounted read-only */
 	bool new_cgroupns;
 	/* From cv_rootfs_idmap_prepare (indexed like spec->mounts), or NULL. */
 	const int *mount_fds;
@@ -74,8 +74,7 @@ void cv_rootfs_idmap_release(int *fds, size_t n);
  * container process); release with cv_rootfs_pruned_release. Without the
  * annotation, or when root.path cannot be copied alone (the runtime itself
  * in a user namespace), out->tree is -1 and the whole tree is copied. */
-int cv_rootfs_pruned_prepare(const oci_spec *spec, const char *rootfs, struct cv_rootfs_pruned *out,
-			     cv_error_t *err);
+int cv_rootfs_pruned_prepare(const oci_spec *spec, const char *rootfs, struct cv_rootfs_pruned *out, cv_error_t *err);
 void cv_rootfs_pruned_release(struct cv_rootfs_pruned *p);
 
 /* An O_PATH fd of the container's root as staged by cv_rootfs_prepare (the

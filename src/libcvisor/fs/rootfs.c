@@ -21,17 +21,20 @@
 
 static int parse_propagation(const char *s, unsigned long *out, cv_error_t *err)
 {
-	static const struct { const char *name; unsigned long flags; } table[] = {
-		{ "private", MS_PRIVATE },		{ "rprivate", MS_PRIVATE | MS_REC },
-		{ "slave", MS_SLAVE },			{ "rslave", MS_SLAVE | MS_REC },
-		{ "shared", MS_SHARED },		{ "rshared", MS_SHARED | MS_REC },
-		{ "unbindable", MS_UNBINDABLE },	{ "runbindable", MS_UNBINDABLE | MS_REC },
+	static const struct {
+		const char *name;
+		unsigned long flags;
+	} table[] = {
+		{ "private", MS_PRIVATE },       { "rprivate", MS_PRIVATE | MS_REC },
+		{ "slave", MS_SLAVE },           { "rslave", MS_SLAVE | MS_REC },
+		{ "shared", MS_SHARED },         { "rshared", MS_SHARED | MS_REC },
+		{ "unbindable", MS_UNBINDABLE }, { "runbindable", MS_UNBINDABLE | MS_REC },
 	};
 	if (!s || !*s) {
 		*out = 0;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (strcmp(table[i].name, s) == 0) {
 			*out = table[i].flags;
 			return 0;
@@ -45,7 +48,7 @@ static int parse_propagation(const char *s, unsigned long *out, cv_error_t *err)
 static int make_parent_private(const char *rootfs, cv_error_t *err)
 {
 	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "%s", rootfs) >= (int)sizeof path)
+	if (snprintf(path, sizeof(path), "%s", rootfs) >= (int)sizeof(path))
 		return cv_error(err, ENAMETOOLONG, "rootfs `%s`", rootfs);
 	for (;;) {
 		struct statx stx;
@@ -92,21 +95,28 @@ static int hidden_paths(const oci_spec *spec, const char *v, char ***out, cv_err
 	for (const char *p = v; *p;) {
 		size_t l = strcspn(p, ",");
 		char want[PATH_MAX], clean[PATH_MAX];
-		if (l == 0 || l >= sizeof want || p[0] != '/')
-			return cv_error(err, EINVAL, "annotation " CV_ROOTFS_ANNOTATION_HIDE ": `%.*s` in `%s`: an absolute path is needed",
+		if (l == 0 || l >= sizeof(want) || p[0] != '/')
+			return cv_error(err, EINVAL,
+					"annotation " CV_ROOTFS_ANNOTATION_HIDE
+					": `%.*s` in `%s`: an absolute path is needed",
 					(int)l, p, v);
-		snprintf(want, sizeof want, "%.*s", (int)l, p);
-		if (cv_path_clean(want, clean, sizeof clean) < 0 || !clean[0])
-			return cv_error(err, EINVAL, "annotation " CV_ROOTFS_ANNOTATION_HIDE ": `%s`: not a path below the root", want);
+		snprintf(want, sizeof(want), "%.*s", (int)l, p);
+		if (cv_path_clean(want, clean, sizeof(clean)) < 0 || !clean[0])
+			return cv_error(err, EINVAL,
+					"annotation " CV_ROOTFS_ANNOTATION_HIDE ": `%s`: not a path below the root",
+					want);
 		bool mounted = false;
 		for (size_t i = 0; i < spec->mounts_len && !mounted; i++) {
 			char dest[PATH_MAX];
-			mounted = cv_path_clean(spec->mounts[i].destination, dest, sizeof dest) == 0 && strcmp(dest, clean) == 0;
+			mounted = cv_path_clean(spec->mounts[i].destination, dest, sizeof(dest)) == 0 &&
+				  strcmp(dest, clean) == 0;
 		}
 		if (!mounted)
-			return cv_error(err, EINVAL, "annotation " CV_ROOTFS_ANNOTATION_HIDE ": `%s` is not the destination of a mount",
+			return cv_error(err, EINVAL,
+					"annotation " CV_ROOTFS_ANNOTATION_HIDE
+					": `%s` is not the destination of a mount",
 					want);
-		char **nl = realloc(list, (n + 2) * sizeof *nl);
+		char **nl = realloc(list, (n + 2) * sizeof(*nl));
 		if (!nl)
 			return cv_error(err, ENOMEM, "annotation " CV_ROOTFS_ANNOTATION_HIDE);
 		list = nl;
@@ -133,7 +143,7 @@ static int mounts_to_keep(const char *rootfs, char *const *hidden, char ***out, 
 	if (!mi)
 		return -1;
 	size_t rl = strlen(rootfs), n = 0;
-	cleanup_strv char **keep = calloc(1, sizeof *keep);
+	cleanup_strv char **keep = calloc(1, sizeof(*keep));
 	if (!keep)
 		return cv_error(err, ENOMEM, "rootfs mounts");
 	for (char *line = mi, *next; line && *line; line = next) {
@@ -152,7 +162,7 @@ static int mounts_to_keep(const char *rootfs, char *const *hidden, char ***out, 
 			hide = path_under(rel, *h, strlen(*h));
 		if (hide)
 			continue;
-		char **nk = realloc(keep, (n + 2) * sizeof *nk);
+		char **nk = realloc(keep, (n + 2) * sizeof(*nk));
 		if (!nk)
 			return cv_error(err, ENOMEM, "rootfs mounts");
 		keep = nk;
@@ -160,7 +170,7 @@ static int mounts_to_keep(const char *rootfs, char *const *hidden, char ***out, 
 			return cv_error(err, ENOMEM, "rootfs mounts");
 		keep[++n] = NULL;
 	}
-	qsort(keep, n, sizeof *keep, cmp_str);
+	qsort(keep, n, sizeof(*keep), cmp_str);
 	/* sorted, a path below another kept one follows it */
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -207,7 +217,7 @@ int cv_rootfs_pruned_prepare(const oci_spec *spec, const char *rootfs, struct cv
 		out->subs[i] = -1;
 	for (size_t i = 0; i < n; i++) {
 		char abs[PATH_MAX];
-		snprintf(abs, sizeof abs, "%s/%s", strcmp(rootfs, "/") ? rootfs : "", out->keep[i]);
+		snprintf(abs, sizeof(abs), "%s/%s", strcmp(rootfs, "/") ? rootfs : "", out->keep[i]);
 		out->subs[i] = open_tree(AT_FDCWD, abs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (out->subs[i] < 0)
 			return cv_error_errno(err, "rootfs: copy the host's mount `%s`", abs);
@@ -252,8 +262,13 @@ static int attach_pruned(const struct cv_rootfs_config *cfg, int tree, cv_error_
  * error naming it. */
 static int rootfs_flags(const oci_spec *spec, uint64_t *out, cv_error_t *err)
 {
-	static const struct { const char *name; uint64_t attr; } table[] = {
-		{ "nosuid", MOUNT_ATTR_NOSUID }, { "nodev", MOUNT_ATTR_NODEV }, { "noexec", MOUNT_ATTR_NOEXEC },
+	static const struct {
+		const char *name;
+		uint64_t attr;
+	} table[] = {
+		{ "nosuid", MOUNT_ATTR_NOSUID },
+		{ "nodev", MOUNT_ATTR_NODEV },
+		{ "noexec", MOUNT_ATTR_NOEXEC },
 	};
 	*out = 0;
 	const char *v = oci_kv_get(&spec->annotations, CV_ROOTFS_ANNOTATION_FLAGS);
@@ -262,11 +277,14 @@ static int rootfs_flags(const oci_spec *spec, uint64_t *out, cv_error_t *err)
 	for (const char *p = v;;) {
 		size_t n = strcspn(p, ",");
 		size_t k = 0;
-		while (k < sizeof table / sizeof table[0] && !(strlen(table[k].name) == n && !strncmp(p, table[k].name, n)))
+		while (k < sizeof(table) / sizeof(table[0]) &&
+		       !(strlen(table[k].name) == n && !strncmp(p, table[k].name, n)))
 			k++;
-		if (k == sizeof table / sizeof table[0])
-			return cv_error(err, EINVAL, "annotation " CV_ROOTFS_ANNOTATION_FLAGS
-				": unknown flag `%.*s` in `%s` (known: nosuid, nodev, noexec)", (int)n, p, v);
+		if (k == sizeof(table) / sizeof(table[0]))
+			return cv_error(err, EINVAL,
+					"annotation " CV_ROOTFS_ANNOTATION_FLAGS
+					": unknown flag `%.*s` in `%s` (known: nosuid, nodev, noexec)",
+					(int)n, p, v);
 		*out |= table[k].attr;
 		if (!p[n])
 			return 0;
@@ -289,7 +307,8 @@ static int stage_rootfs(const struct cv_rootfs_config *cfg, cv_error_t *err)
 	if (cfg->no_pivot && strcmp(cfg->rootfs, "/") == 0)
 		return cv_error(err, EINVAL, "root.path `/`: --no-pivot cannot move the host's root onto itself");
 	cleanup_close int tree = pruned ? fcntl(cfg->pruned->tree, F_DUPFD_CLOEXEC, 3)
-					: open_tree(AT_FDCWD, cfg->rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+					: open_tree(AT_FDCWD, cfg->rootfs,
+						    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (tree < 0)
 		return cv_error_errno(err, "bind rootfs `%s`", cfg->rootfs);
 	/* the pruned copy is attached first, with the host mounts it keeps:
@@ -301,7 +320,8 @@ static int stage_rootfs(const struct cv_rootfs_config *cfg, cv_error_t *err)
 		return cv_error_errno(err, "statvfs rootfs `%s`", cfg->rootfs);
 	if (cv_setattr_keep_locked(tree, true, set | (ro ? MOUNT_ATTR_RDONLY : 0), 0, cfg->rootfs, err) < 0)
 		return cv_error_prefix(err, "rootfs");
-	if (ro && !(sv.f_flag & ST_RDONLY) && cv_setattr_keep_locked(tree, false, 0, MOUNT_ATTR_RDONLY, cfg->rootfs, err) < 0)
+	if (ro && !(sv.f_flag & ST_RDONLY) &&
+	    cv_setattr_keep_locked(tree, false, 0, MOUNT_ATTR_RDONLY, cfg->rootfs, err) < 0)
 		return cv_error_prefix(err, "rootfs");
 	if (!pruned && move_mount(tree, "", AT_FDCWD, cfg->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return cv_error_errno(err, "bind rootfs `%s` onto itself", cfg->rootfs);
@@ -381,7 +401,7 @@ int cv_rootfs_finalize(const struct cv_rootfs_config *cfg, cv_error_t *err)
 		 * mount(2) on "." would reach the new root below the old one,
 		 * turning the container's shared mounts into private ones. */
 		struct mount_attr slave = { .propagation = MS_SLAVE };
-		if (mount_setattr(oldroot, "", AT_EMPTY_PATH | AT_RECURSIVE, &slave, sizeof slave) < 0)
+		if (mount_setattr(oldroot, "", AT_EMPTY_PATH | AT_RECURSIVE, &slave, sizeof(slave)) < 0)
 			return cv_error_errno(err, "make old root slave");
 		if (umount2(".", MNT_DETACH) < 0)
 			return cv_error_errno(err, "detach old root");
@@ -409,8 +429,10 @@ int cv_rootfs_mount_id(const char *rootfs, uint64_t *id, cv_error_t *err)
 	if (statx(AT_FDCWD, rootfs, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0)
 		return cv_error_errno(err, "statx rootfs `%s`", rootfs);
 	if (!(stx.stx_mask & STATX_MNT_ID))
-		return cv_error(err, ENOSYS, "rootfs `%s`: no mount id from statx (Linux 5.8 or later is needed "
-					     "for a container without a mount namespace)", rootfs);
+		return cv_error(err, ENOSYS,
+				"rootfs `%s`: no mount id from statx (Linux 5.8 or later is needed "
+				"for a container without a mount namespace)",
+				rootfs);
 	*id = stx.stx_mnt_id;
 	return 0;
 }

@@ -30,7 +30,7 @@
 static int sys_openat2(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve)
 {
 	struct open_how how = { .flags = (uint64_t)flags | O_CLOEXEC, .mode = mode, .resolve = resolve };
-	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 }
 
 static atomic_bool openat2_missing; /* learnt once, by any thread */
@@ -164,7 +164,7 @@ static int walk_in_root(int rootfd, const char *path, int flags, mode_t mode)
 		}
 		if (S_ISLNK(st.st_mode) && !(last && !dir_only && (flags & O_NOFOLLOW))) {
 			char target[PATH_MAX];
-			ssize_t n = readlinkat(fd, "", target, sizeof target - 1);
+			ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
 			close(fd);
 			if (n < 0)
 				return -errno;
@@ -252,21 +252,21 @@ int cv_mkdir_open_in_root(int rootfd, const char *path, bool file, cv_error_t *e
 
 /* A missing component that exists as a dangling symlink: create its
  * target instead, re-resolving "<dir>/<target>/<rest>" inside the root. */
-static int follow_dangling(int rootfd, int parent, const char *clean, const char *comp, const char *rest,
-			   bool file, int depth, cv_error_t *err)
+static int follow_dangling(int rootfd, int parent, const char *clean, const char *comp, const char *rest, bool file,
+			   int depth, cv_error_t *err)
 {
 	char target[PATH_MAX], next[PATH_MAX * 2];
-	ssize_t n = readlinkat(parent, comp, target, sizeof target - 1);
+	ssize_t n = readlinkat(parent, comp, target, sizeof(target) - 1);
 	if (n < 0)
 		return -1;
 	target[n] = '\0';
 	int dirlen = (int)(comp - clean);
 	if (dirlen > 0)
 		dirlen--; /* without the '/' before comp */
-	int w = target[0] == '/' ? snprintf(next, sizeof next, "%s%s%s", target, rest ? "/" : "", rest ? rest : "")
-				 : snprintf(next, sizeof next, "%.*s/%s%s%s", dirlen, clean, target, rest ? "/" : "",
+	int w = target[0] == '/' ? snprintf(next, sizeof(next), "%s%s%s", target, rest ? "/" : "", rest ? rest : "")
+				 : snprintf(next, sizeof(next), "%.*s/%s%s%s", dirlen, clean, target, rest ? "/" : "",
 					    rest ? rest : "");
-	if (w < 0 || (size_t)w >= sizeof next)
+	if (w < 0 || (size_t)w >= sizeof(next))
 		return cv_error(err, ENAMETOOLONG, "path `%s`", clean);
 	return mkdir_open(rootfd, next, file, depth + 1, err);
 }
@@ -276,7 +276,7 @@ static int mkdir_open(int rootfd, const char *path, bool file, int depth, cv_err
 	char clean[PATH_MAX];
 	if (depth > MAX_SYMLINKS)
 		return cv_error(err, ELOOP, "create `%s` inside the rootfs", path);
-	int r = cv_path_clean(path, clean, sizeof clean);
+	int r = cv_path_clean(path, clean, sizeof(clean));
 	if (r < 0)
 		return cv_error(err, -r, "path `%s`", path);
 
@@ -343,7 +343,10 @@ static int mkdir_open(int rootfd, const char *path, bool file, int depth, cv_err
 		}
 		if (nfd < 0) {
 			if (nfd == -ELOOP)
-				return cv_error(err, ELOOP, "create `%s` inside the rootfs: a path component is a symlink that cannot be followed safely", path);
+				return cv_error(
+					err, ELOOP,
+					"create `%s` inside the rootfs: a path component is a symlink that cannot be followed safely",
+					path);
 			return cv_error(err, -nfd, "create `%s` inside the rootfs", path);
 		}
 		if (last)
@@ -425,11 +428,11 @@ int cv_procfs_open(const char *subpath, int flags, cv_error_t *err)
 	}
 	if (rest) {
 		char pid[64];
-		ssize_t n = readlinkat(root, thread ? "thread-self" : "self", pid, sizeof pid - 1);
+		ssize_t n = readlinkat(root, thread ? "thread-self" : "self", pid, sizeof(pid) - 1);
 		if (n < 0)
 			return cv_error_errno(err, "readlink `/proc/%s`", thread ? "thread-self" : "self");
 		pid[n] = '\0';
-		if (snprintf(path, sizeof path, "%s%s", pid, rest) >= (int)sizeof path)
+		if (snprintf(path, sizeof(path), "%s%s", pid, rest) >= (int)sizeof(path))
 			return cv_error(err, ENAMETOOLONG, "`/proc/%s`", subpath);
 		subpath = path;
 	}
@@ -438,7 +441,7 @@ int cv_procfs_open(const char *subpath, int flags, cv_error_t *err)
 		.flags = (uint64_t)flags | O_CLOEXEC | O_NOFOLLOW,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
-	int fd = (int)syscall(SYS_openat2, root, subpath, &how, sizeof how);
+	int fd = (int)syscall(SYS_openat2, root, subpath, &how, sizeof(how));
 	if (fd < 0 && openat2_unusable(errno))
 		fd = openat(root, subpath, flags | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
@@ -485,4 +488,3 @@ int cv_open_parent_dir(const char *path, const char **name, cv_error_t *err)
 	*name = base;
 	return fd;
 }
-

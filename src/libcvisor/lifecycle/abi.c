@@ -31,7 +31,8 @@ _Static_assert(offsetof(struct cvisor_create_options, cancel_fd) >= PADDED(CREAT
 	       "cancel_fd overlaps the first cvisor_create_options's padding");
 _Static_assert(offsetof(struct cvisor_exec_options, cancel_fd) >= PADDED(EXEC_V0, struct cvisor_exec_options),
 	       "cancel_fd overlaps the first cvisor_exec_options's padding");
-_Static_assert(offsetof(struct cvisor_update_options, resources_name) >= PADDED(UPDATE_V0, struct cvisor_update_options),
+_Static_assert(offsetof(struct cvisor_update_options, resources_name) >=
+		       PADDED(UPDATE_V0, struct cvisor_update_options),
 	       "resources_name overlaps the first cvisor_update_options's padding");
 _Static_assert(offsetof(struct cvisor_events_options, cancel_fd) >= PADDED(EVENTS_V0, struct cvisor_events_options),
 	       "cancel_fd overlaps the first cvisor_events_options's padding");
@@ -49,19 +50,21 @@ static int copy_struct(const void *in, void *out, size_t size, size_t first, con
 	}
 	memcpy(&given, in, sizeof(given));
 	if (given < first)
-		return cv_error_plain(err, EINVAL,
-				      "struct %s: struct_size %zu is smaller than the struct's first version (%zu bytes): "
-				      "set it to sizeof(struct %s)",
-				      name, given, first, name);
+		return cv_error_plain(
+			err, EINVAL,
+			"struct %s: struct_size %zu is smaller than the struct's first version (%zu bytes): "
+			"set it to sizeof(struct %s)",
+			name, given, first, name);
 	if (given > MAX_STRUCT_SIZE)
 		return cv_error_plain(err, E2BIG, "struct %s: struct_size %zu is not a size of this struct", name,
 				      given);
 	for (size_t i = size; i < given; i++)
 		if (((const unsigned char *)in)[i])
-			return cv_error_plain(err, E2BIG,
-					      "struct %s: struct_size %zu sets fields past the %zu bytes this libcvisor "
-					      "(%s) knows",
-					      name, given, size, PACKAGE_VERSION);
+			return cv_error_plain(
+				err, E2BIG,
+				"struct %s: struct_size %zu sets fields past the %zu bytes this libcvisor "
+				"(%s) knows",
+				name, given, size, PACKAGE_VERSION);
 	memcpy(out, in, given < size ? given : size);
 	memcpy(out, &size, sizeof(size));
 	return 0;
@@ -72,8 +75,7 @@ int cv_abi_context(const struct cvisor_context *in, struct cvisor_context *out, 
 	return copy_struct(in, out, sizeof(*out), CONTEXT_V0, "cvisor_context", err);
 }
 
-int cv_abi_create_options(const struct cvisor_create_options *in, struct cvisor_create_options *out,
-			  cv_error_t *err)
+int cv_abi_create_options(const struct cvisor_create_options *in, struct cvisor_create_options *out, cv_error_t *err)
 {
 	return copy_struct(in, out, sizeof(*out), CREATE_V0, "cvisor_create_options", err);
 }
@@ -83,14 +85,12 @@ int cv_abi_exec_options(const struct cvisor_exec_options *in, struct cvisor_exec
 	return copy_struct(in, out, sizeof(*out), EXEC_V0, "cvisor_exec_options", err);
 }
 
-int cv_abi_update_options(const struct cvisor_update_options *in, struct cvisor_update_options *out,
-			  cv_error_t *err)
+int cv_abi_update_options(const struct cvisor_update_options *in, struct cvisor_update_options *out, cv_error_t *err)
 {
 	return copy_struct(in, out, sizeof(*out), UPDATE_V0, "cvisor_update_options", err);
 }
 
-int cv_abi_events_options(const struct cvisor_events_options *in, struct cvisor_events_options *out,
-			  cv_error_t *err)
+int cv_abi_events_options(const struct cvisor_events_options *in, struct cvisor_events_options *out, cv_error_t *err)
 {
 	return copy_struct(in, out, sizeof(*out), EVENTS_V0, "cvisor_events_options", err);
 }

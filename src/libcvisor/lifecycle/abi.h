@@ -9,13 +9,10 @@
 #include "error.h"
 
 int cv_abi_context(const struct cvisor_context *in, struct cvisor_context *out, cv_error_t *err);
-int cv_abi_create_options(const struct cvisor_create_options *in, struct cvisor_create_options *out,
-			  cv_error_t *err);
+int cv_abi_create_options(const struct cvisor_create_options *in, struct cvisor_create_options *out, cv_error_t *err);
 int cv_abi_exec_options(const struct cvisor_exec_options *in, struct cvisor_exec_options *out, cv_error_t *err);
-int cv_abi_update_options(const struct cvisor_update_options *in, struct cvisor_update_options *out,
-			  cv_error_t *err);
-int cv_abi_events_options(const struct cvisor_events_options *in, struct cvisor_events_options *out,
-			  cv_error_t *err);
+int cv_abi_update_options(const struct cvisor_update_options *in, struct cvisor_update_options *out, cv_error_t *err);
+int cv_abi_events_options(const struct cvisor_events_options *in, struct cvisor_events_options *out, cv_error_t *err);
 int cv_abi_spec_options(const struct cvisor_spec_options *in, struct cvisor_spec_options *out, cv_error_t *err);
 int cv_abi_run_options(const struct cvisor_run_options *in, struct cvisor_run_options *out, cv_error_t *err);
 int cv_abi_do_options(const struct cvisor_do_options *in, struct cvisor_do_options *out, cv_error_t *err);

@@ -26,8 +26,8 @@
 #include "lifecycle/status.h"
 
 /* The container, live (not stopped), with its cgroup loaded. */
-static int load_live(const struct cvisor_context *ctx, const char *id, struct cv_container **out,
-		     const char **status, cv_error_t *err)
+static int load_live(const struct cvisor_context *ctx, const char *id, struct cv_container **out, const char **status,
+		     cv_error_t *err)
 {
 	cleanup_container struct cv_container *c = NULL;
 	int r = cv_container_load(ctx, id, &c, err);
@@ -87,40 +87,39 @@ static int parse_num(const char *flag, const char *s, bool sign, int64_t *i, uin
 		*u = strtoull(s, &end, 10);
 	if (!*s || *end || errno || (!sign && s[0] == '-'))
 		return cv_error_plain(err, EINVAL, "update: --%s: invalid %s \"%s\"", flag,
-				sign ? "integer" : "non-negative integer", s);
+				      sign ? "integer" : "non-negative integer", s);
 	return 0;
 }
 
-#define SIZE(flag, field, dst)                                                    \
-	do {                                                                      \
-		if (o->field) {                                                   \
-			if (parse_size(flag, o->field, &(dst).v, err) < 0)        \
-				return -1;                                        \
-			(dst).set = true;                                         \
-		}                                                                 \
+#define SIZE(flag, field, dst)                                                                                         \
+	do {                                                                                                           \
+		if (o->field) {                                                                                        \
+			if (parse_size(flag, o->field, &(dst).v, err) < 0)                                             \
+				return -1;                                                                             \
+			(dst).set = true;                                                                              \
+		}                                                                                                      \
 	} while (0)
-#define I64(flag, field, dst)                                                     \
-	do {                                                                      \
-		if (o->field) {                                                   \
-			if (parse_num(flag, o->field, true, &(dst).v, NULL, err) < 0) \
-				return -1;                                        \
-			(dst).set = true;                                         \
-		}                                                                 \
+#define I64(flag, field, dst)                                                                                          \
+	do {                                                                                                           \
+		if (o->field) {                                                                                        \
+			if (parse_num(flag, o->field, true, &(dst).v, NULL, err) < 0)                                  \
+				return -1;                                                                             \
+			(dst).set = true;                                                                              \
+		}                                                                                                      \
 	} while (0)
-#define U64(flag, field, dst)                                                     \
-	do {                                                                      \
-		if (o->field) {                                                   \
-			if (parse_num(flag, o->field, false, NULL, &(dst).v, err) < 0) \
-				return -1;                                        \
-			(dst).set = true;                                         \
-		}                                                                 \
+#define U64(flag, field, dst)                                                                                          \
+	do {                                                                                                           \
+		if (o->field) {                                                                                        \
+			if (parse_num(flag, o->field, false, NULL, &(dst).v, err) < 0)                                 \
+				return -1;                                                                             \
+			(dst).set = true;                                                                              \
+		}                                                                                                      \
 	} while (0)
 
 /* runc update's flags as a linux.resources object (only the flags given). */
 static int resources_from_flags(const struct cvisor_update_options *o, oci_resources *r, cv_error_t *err)
 {
-	if (o->memory || o->memory_swap || o->memory_reservation || o->kernel_memory ||
-	    o->kernel_memory_tcp) {
+	if (o->memory || o->memory_swap || o->memory_reservation || o->kernel_memory || o->kernel_memory_tcp) {
 		if (!(r->memory = calloc(1, sizeof(*r->memory))))
 			return cv_error(err, ENOMEM, "update");
 		SIZE("memory", memory, r->memory->limit);
@@ -129,8 +128,8 @@ static int resources_from_flags(const struct cvisor_update_options *o, oci_resou
 		SIZE("kernel-memory", kernel_memory, r->memory->kernel);
 		SIZE("kernel-memory-tcp", kernel_memory_tcp, r->memory->kernel_tcp);
 	}
-	if (o->cpu_shares || o->cpu_quota || o->cpu_period || o->cpu_rt_period || o->cpu_rt_runtime ||
-	    o->cpuset_cpus || o->cpuset_mems) {
+	if (o->cpu_shares || o->cpu_quota || o->cpu_period || o->cpu_rt_period || o->cpu_rt_runtime || o->cpuset_cpus ||
+	    o->cpuset_mems) {
 		if (!(r->cpu = calloc(1, sizeof(*r->cpu))))
 			return cv_error(err, ENOMEM, "update");
 		U64("cpu-share", cpu_shares, r->cpu->shares);
@@ -151,7 +150,7 @@ static int resources_from_flags(const struct cvisor_update_options *o, oci_resou
 		U64("blkio-weight", blkio_weight, w);
 		if (w.v > 1000 || (w.v && w.v < 10))
 			return cv_error_plain(err, EINVAL, "update: --blkio-weight: %s is out of range (10..1000)",
-					o->blkio_weight);
+					      o->blkio_weight);
 		if (!(r->block_io = calloc(1, sizeof(*r->block_io))))
 			return cv_error(err, ENOMEM, "update");
 		r->block_io->weight.set = true;
@@ -160,8 +159,8 @@ static int resources_from_flags(const struct cvisor_update_options *o, oci_resou
 	return 0;
 }
 
-int cvisor_update(const struct cvisor_context *ctx, const char *id,
-		  const struct cvisor_update_options *given, cvisor_error **err)
+int cvisor_update(const struct cvisor_context *ctx, const char *id, const struct cvisor_update_options *given,
+		  cvisor_error **err)
 {
 	cleanup_container struct cv_container *c = NULL;
 	cleanup_oci_resources oci_resources *res = NULL;
@@ -222,9 +221,8 @@ int cvisor_stats(const struct cvisor_context *ctx, const char *id, char **json, 
 	return stats_event(cg, id, json, err);
 }
 
-int cvisor_events(const struct cvisor_context *ctx, const char *id,
-		  const struct cvisor_events_options *opts, cvisor_event_cb cb, void *userdata,
-		  cvisor_error **err)
+int cvisor_events(const struct cvisor_context *ctx, const char *id, const struct cvisor_events_options *opts,
+		  cvisor_event_cb cb, void *userdata, cvisor_error **err)
 {
 	cleanup_cgroup struct cv_cgroup *cg = NULL;
 	cleanup_cgroup_oom struct cv_cgroup_oom *oom = NULL;
@@ -265,7 +263,8 @@ int cvisor_events(const struct cvisor_context *ctx, const char *id,
 
 	uint64_t next = cv_now_ms() + interval;
 	for (;;) {
-		struct pollfd p[3] = { { .fd = pidfd, .events = POLLIN }, { .fd = -1, .events = POLLIN },
+		struct pollfd p[3] = { { .fd = pidfd, .events = POLLIN },
+				       { .fd = -1, .events = POLLIN },
 				       { .fd = o.cancel_fd > 0 ? o.cancel_fd : -1, .events = POLLIN } };
 		if (oom)
 			p[1].fd = cv_cgroup_oom_fd(oom);

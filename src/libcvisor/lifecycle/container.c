@@ -29,8 +29,7 @@ int cv_context_root(const struct cvisor_context *ctx, char **out, cv_error_t *er
 	return cv_store_root(c.state_root, out, err);
 }
 
-int cv_container_load(const struct cvisor_context *ctx, const char *id, struct cv_container **out,
-		      cv_error_t *err)
+int cv_container_load(const struct cvisor_context *ctx, const char *id, struct cv_container **out, cv_error_t *err)
 {
 	cleanup_container struct cv_container *c = calloc(1, sizeof(*c));
 	int r;
@@ -110,8 +109,7 @@ void cvisor_set_log_sink(cvisor_log_fn sink, void *userdata, int max_level)
 	cv_log_set_sink(sink, userdata, max_level);
 }
 
-int cvisor_state_json(const struct cvisor_context *ctx, const char *id, char **json,
-		      cvisor_error **err)
+int cvisor_state_json(const struct cvisor_context *ctx, const char *id, char **json, cvisor_error **err)
 {
 	cleanup_container struct cv_container *c = NULL;
 	const char *status;
@@ -153,8 +151,7 @@ static char *dup_or_empty(const char *s)
 	return strdup(s ? s : "");
 }
 
-int cvisor_list(const struct cvisor_context *ctx, struct cvisor_container_info **out, size_t *n,
-		cvisor_error **err)
+int cvisor_list(const struct cvisor_context *ctx, struct cvisor_container_info **out, size_t *n, cvisor_error **err)
 {
 	cleanup_free char *root = NULL;
 	char **ids = NULL;
@@ -253,8 +250,8 @@ int cvisor_list_json(const struct cvisor_context *ctx, char **json, cvisor_error
 }
 
 /* Loads the container and its live status in one go. */
-static int load_with_status(const struct cvisor_context *ctx, const char *id,
-			    struct cv_container **out, const char **status, cv_error_t *err)
+static int load_with_status(const struct cvisor_context *ctx, const char *id, struct cv_container **out,
+			    const char **status, cv_error_t *err)
 {
 	cleanup_container struct cv_container *c = NULL;
 	int r = cv_container_load(ctx, id, &c, err);
@@ -267,8 +264,7 @@ static int load_with_status(const struct cvisor_context *ctx, const char *id,
 	return 0;
 }
 
-int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal, bool all,
-		cvisor_error **err)
+int cvisor_kill(const struct cvisor_context *ctx, const char *id, int signal, bool all, cvisor_error **err)
 {
 	cleanup_container struct cv_container *c = NULL;
 	cleanup_close int pidfd = -1;
@@ -325,8 +321,8 @@ int cvisor_delete(const struct cvisor_context *ctx, const char *id, bool force, 
 	/* A created container never ran user code: delete kills it, as runc. */
 	if (strcmp(status, "stopped") != 0) {
 		if (!force && strcmp(status, "created") != 0)
-			return cv_error_plain(err, EBUSY, "cannot delete container %s that is not stopped: %s",
-					id, status);
+			return cv_error_plain(err, EBUSY, "cannot delete container %s that is not stopped: %s", id,
+					      status);
 		r = cv_container_kill_wait(c, err);
 		if (r < 0)
 			return cv_error_prefix(err, "delete");
@@ -364,8 +360,7 @@ int cvisor_resume(const struct cvisor_context *ctx, const char *id, cvisor_error
 	return cv_cgroup_freeze(cg, false, err);
 }
 
-int cvisor_pids(const struct cvisor_context *ctx, const char *id, pid_t **pids, size_t *n,
-		cvisor_error **err)
+int cvisor_pids(const struct cvisor_context *ctx, const char *id, pid_t **pids, size_t *n, cvisor_error **err)
 {
 	cleanup_container struct cv_container *c = NULL;
 	struct cv_cgroup *cg = NULL;

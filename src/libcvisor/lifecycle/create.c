@@ -159,14 +159,22 @@ static void ns_restore(struct ns_save *s)
 static const char *ns_self_name(int type)
 {
 	switch (type) {
-	case CLONE_NEWPID: return "pid_for_children";
-	case CLONE_NEWNET: return "net";
-	case CLONE_NEWNS: return "mnt";
-	case CLONE_NEWIPC: return "ipc";
-	case CLONE_NEWUTS: return "uts";
-	case CLONE_NEWCGROUP: return "cgroup";
-	case CLONE_NEWTIME: return "time_for_children";
-	default: return NULL;
+	case CLONE_NEWPID:
+		return "pid_for_children";
+	case CLONE_NEWNET:
+		return "net";
+	case CLONE_NEWNS:
+		return "mnt";
+	case CLONE_NEWIPC:
+		return "ipc";
+	case CLONE_NEWUTS:
+		return "uts";
+	case CLONE_NEWCGROUP:
+		return "cgroup";
+	case CLONE_NEWTIME:
+		return "time_for_children";
+	default:
+		return NULL;
 	}
 }
 
@@ -213,7 +221,7 @@ static int record_rootfs_clone(struct cv_container *c, const char *rootfs, uint6
 		return cv_error(err, EIO, "rootfs `%s`: the container's mounts are not on it", rootfs);
 	if (!c->entry)
 		return 0;
-	int n = snprintf(buf, sizeof buf, "%" PRIu64 "\n", top);
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", top);
 	return cv_write_file_atomic(c->entry->dirfd, ROOTFS_CLONE_FILE, buf, (size_t)n, 0600, err);
 }
 
@@ -221,7 +229,7 @@ static int record_rootfs_clone(struct cv_container *c, const char *rootfs, uint6
 static int detach_rootfs_clone(struct cv_container *c, cv_error_t *err)
 {
 	char buf[32];
-	ssize_t n = cv_read_buf_at(c->entry->dirfd, ROOTFS_CLONE_FILE, buf, sizeof buf);
+	ssize_t n = cv_read_buf_at(c->entry->dirfd, ROOTFS_CLONE_FILE, buf, sizeof(buf));
 	if (n == -ENOENT)
 		return 0; /* it had a mount namespace */
 	if (n < 0)
@@ -251,32 +259,32 @@ static int console_mask(const int *stdio)
  * what exists (launch_undo); launch_work_release frees the rest. */
 struct launch_work {
 	char *bundle;
-	char *config_data;  /* the config as read (NULL when given in memory) */
+	char *config_data; /* the config as read (NULL when given in memory) */
 	size_t config_len;
-	char *rootfs;       /* root.path, resolved */
+	char *rootfs; /* root.path, resolved */
 	struct cv_seccomp *seccomp;
 	struct cv_ns_plan plan;
 	struct cv_cgroup_config cgc;
-	bool undo;          /* from the state directory on, failures clean up */
-	bool created;       /* the state directory is ours to remove */
-	bool want_init;     /* the init annotation: an init runs the program */
-	bool no_mount_ns;   /* the mounts are made in the runtime's namespace */
-	bool below_known;   /* rootfs_below is read: undo detaches what is above */
+	bool undo;             /* from the state directory on, failures clean up */
+	bool created;          /* the state directory is ours to remove */
+	bool want_init;        /* the init annotation: an init runs the program */
+	bool no_mount_ns;      /* the mounts are made in the runtime's namespace */
+	bool below_known;      /* rootfs_below is read: undo detaches what is above */
 	uint64_t rootfs_below; /* without a mount namespace: see cv_rootfs_mount_id */
-	int fifo;           /* exec.fifo, O_PATH (create) */
+	int fifo;              /* exec.fifo, O_PATH (create) */
 	int sock_parent, sock_child;
-	int status_r, status_w; /* transient with an init: its status pipe */
+	int status_r, status_w;         /* transient with an init: its status pipe */
 	struct cv_rootfs_pruned pruned; /* cv_rootfs_pruned_prepare: the child's too */
-	int *idmap_fds;     /* cv_rootfs_idmap_prepare's, until the child has them */
+	int *idmap_fds;                 /* cv_rootfs_idmap_prepare's, until the child has them */
 	struct cv_cgroup_self_join cgjoin;
 	pid_t pid;
 	int pidfd;
-	int master;         /* the pty master, unless sent to the console socket */
-	bool into_cgroup;   /* the child was born in its v2 directory */
-	bool v2;            /* the container has a v2 directory */
-	bool early;         /* no hook takes the state: the child goes on at once */
-	bool handshake;     /* the child stops once its namespaces exist (NS_READY) */
-	oci_state *state;   /* the record; moved to the container once complete */
+	int master;       /* the pty master, unless sent to the console socket */
+	bool into_cgroup; /* the child was born in its v2 directory */
+	bool v2;          /* the container has a v2 directory */
+	bool early;       /* no hook takes the state: the child goes on at once */
+	bool handshake;   /* the child stops once its namespaces exist (NS_READY) */
+	oci_state *state; /* the record; moved to the container once complete */
 };
 
 static void launch_work_release(struct launch_work *w, size_t mounts_len)
@@ -301,8 +309,8 @@ static void launch_work_release(struct launch_work *w, size_t mounts_len)
 /* Reads and checks the config and everything derived from it (rootfs,
  * namespaces, seccomp filter, cgroup settings). Nothing exists yet, so a
  * failure has nothing to undo. */
-static int launch_validate(const struct cvisor_context *ctx, const char *id, struct launch *L,
-			   struct launch_work *w, cv_error_t *err)
+static int launch_validate(const struct cvisor_context *ctx, const char *id, struct launch *L, struct launch_work *w,
+			   cv_error_t *err)
 {
 	const struct cvisor_create_options *opts = L->opts;
 	cleanup_free char *config_path = NULL;
@@ -377,8 +385,9 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 	 * not mount there. */
 	w->no_mount_ns = !((w->plan.new_flags | w->plan.join_flags) & CLONE_NEWNS);
 	if (w->no_mount_ns && ((w->plan.new_flags | w->plan.join_flags) & CLONE_NEWUSER))
-		return cv_error_plain(err, EINVAL, "linux.namespaces: a user namespace needs a mount namespace "
-						   "too (the mounts cannot be made in the runtime's)");
+		return cv_error_plain(err, EINVAL,
+				      "linux.namespaces: a user namespace needs a mount namespace "
+				      "too (the mounts cannot be made in the runtime's)");
 
 	if (spec->root->path[0] == '/') {
 		w->rootfs = realpath(spec->root->path, NULL);
@@ -393,8 +402,9 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 			return cv_error_errno(err, "root.path: rootfs `%s`", joined);
 	}
 	if (w->no_mount_ns && strcmp(w->rootfs, "/") == 0)
-		return cv_error_plain(err, EINVAL, "root.path `/`: the host's root needs a mount namespace of its "
-						   "own (linux.namespaces has no mount)");
+		return cv_error_plain(err, EINVAL,
+				      "root.path `/`: the host's root needs a mount namespace of its "
+				      "own (linux.namespaces has no mount)");
 
 	if (spec->linux_ && spec->linux_->seccomp) {
 		r = cv_seccomp_compile(spec->linux_->seccomp, &w->seccomp, err);
@@ -410,8 +420,8 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 		 * (runc's rule; podman's rootless mode runs us as root of one): a
 		 * cgroup the caller may not create is a debug line, and the run
 		 * goes on without it */
-		.rootless = ctx && (ctx->rootless > 0 ||
-				    (ctx->rootless < 0 && (geteuid() != 0 || cv_ns_in_user_namespace()))),
+		.rootless = ctx &&
+			    (ctx->rootless > 0 || (ctx->rootless < 0 && (geteuid() != 0 || cv_ns_in_user_namespace()))),
 		/* the linux.devices nodes must be usable, not only created */
 		.devices = spec->linux_ ? spec->linux_->devices : NULL,
 		.devices_len = spec->linux_ ? spec->linux_->devices_len : 0,
@@ -424,8 +434,8 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 /* What the container stands on before its process exists: its state
  * directory (none for a transient run) with the config copy, its cgroup,
  * the exec fifo, the sync socket, and the sources of idmapped mounts. */
-static int launch_record(const struct cvisor_context *ctx, const char *id, struct launch *L,
-			 struct launch_work *w, cv_error_t *err)
+static int launch_record(const struct cvisor_context *ctx, const char *id, struct launch *L, struct launch_work *w,
+			 cv_error_t *err)
 {
 	struct cv_container *c;
 	int r;
@@ -444,16 +454,16 @@ static int launch_record(const struct cvisor_context *ctx, const char *id, struc
 	}
 	w->undo = true;
 
-	if (c->entry && (r = cv_write_file_atomic(c->entry->dirfd, "config.json", w->config_data, w->config_len, 0600,
-						  err)) < 0)
+	if (c->entry &&
+	    (r = cv_write_file_atomic(c->entry->dirfd, "config.json", w->config_data, w->config_len, 0600, err)) < 0)
 		return r;
 	r = cv_cgroup_create(&w->cgc, &c->cg, err);
 	if (r < 0)
 		return r;
 	/* 0622 past the umask: the container process reopens it after
 	 * switching to process.user (see child_setup in process.c). */
-	if (!L->run_mode && (mkfifoat(c->entry->dirfd, "exec.fifo", 0622) < 0 ||
-			     fchmodat(c->entry->dirfd, "exec.fifo", 0622, 0) < 0))
+	if (!L->run_mode &&
+	    (mkfifoat(c->entry->dirfd, "exec.fifo", 0622) < 0 || fchmodat(c->entry->dirfd, "exec.fifo", 0622, 0) < 0))
 		return cv_error_errno(err, "create the exec fifo");
 	/* Opened here: a container process mapped to an unprivileged host id
 	 * cannot enter the state directory (0700) to find it. */
@@ -486,8 +496,8 @@ static int launch_record(const struct cvisor_context *ctx, const char *id, struc
 }
 
 /* The cloned child: cv_child_main with what it needs, never returns. */
-__attribute__((noreturn)) static void launch_child(const char *id, const struct launch *L,
-						   struct launch_work *w, bool cloned_new_ns, bool late_cgroupns)
+__attribute__((noreturn)) static void launch_child(const char *id, const struct launch *L, struct launch_work *w,
+						   bool cloned_new_ns, bool late_cgroupns)
 {
 	const struct cvisor_create_options *opts = L->opts;
 	struct cv_container *c = L->c;
@@ -600,8 +610,7 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 	/* Whether the child must stop once its namespaces exist, for us to
 	 * write its id maps or time offsets, move it into its cgroup, or give
 	 * it the state for its hooks; otherwise a round trip saved (~0.13 ms). */
-	w->handshake = (plan->new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !w->early ||
-		       (!w->into_cgroup && w->v2);
+	w->handshake = (plan->new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !w->early || (!w->into_cgroup && w->v2);
 	if (pid == 0)
 		launch_child(id, L, w, clone_all, late_cgroupns);
 	int clone_errno = errno;
@@ -639,8 +648,7 @@ static int new_state(const struct cvisor_context *ctx, const char *id, struct la
 	st->systemd_cgroup = ctx && ctx->systemd_cgroup;
 	st->no_pivot = opts && opts->no_pivot;
 	st->no_new_keyring = opts && opts->no_new_keyring;
-	if (!st->oci_version || !st->id || !st->status || !st->bundle || !st->rootfs || !st->created ||
-	    !st->owner)
+	if (!st->oci_version || !st->id || !st->status || !st->bundle || !st->rootfs || !st->created || !st->owner)
 		return cv_error(err, ENOMEM, "state");
 	st->annotations = L->spec->annotations;
 	L->spec->annotations = (oci_kv_list){ 0 }; /* moved: the state owns them now */
@@ -676,8 +684,8 @@ static int hook_states(oci_state *st, char **out, size_t *len, cv_error_t *err)
  * order it asks: its cgroup (when the clone could not place it), id maps
  * and time offsets, the state for its hooks, the prestart and
  * createRuntime hooks, its console and its seccomp listener. */
-static int launch_handshake(const struct cvisor_context *ctx, const char *id, struct launch *L,
-			    struct launch_work *w, cv_error_t *err)
+static int launch_handshake(const struct cvisor_context *ctx, const char *id, struct launch *L, struct launch_work *w,
+			    cv_error_t *err)
 {
 	const oci_spec *spec = L->spec;
 	const oci_hooks *hooks = spec->hooks;
@@ -702,8 +710,7 @@ static int launch_handshake(const struct cvisor_context *ctx, const char *id, st
 	/* Without hooks that take the state, the child goes on at once and
 	 * the record is built while it prepares its root (it waited ~0.1 ms
 	 * for the passwd lookup, the clock and /proc reads below). */
-	if (w->handshake && w->early &&
-	    (r = cv_sync_send(w->sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
+	if (w->handshake && w->early && (r = cv_sync_send(w->sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
 		return r;
 	/* The record: written for real once the child is ready (run: below). */
 	r = new_state(ctx, id, L, w, err);
@@ -827,8 +834,15 @@ static void launch_undo(struct launch *L, struct launch_work *w, cv_error_t *err
  * on failure nothing is left. */
 static int launch(const struct cvisor_context *ctx, const char *id, struct launch *L, cv_error_t *err)
 {
-	struct launch_work w = { .fifo = -1, .sock_parent = -1, .sock_child = -1, .status_r = -1, .status_w = -1,
-				 .pruned = { .tree = -1 }, .pidfd = -1, .master = -1, .pid = -1 };
+	struct launch_work w = { .fifo = -1,
+				 .sock_parent = -1,
+				 .sock_child = -1,
+				 .status_r = -1,
+				 .status_w = -1,
+				 .pruned = { .tree = -1 },
+				 .pidfd = -1,
+				 .master = -1,
+				 .pid = -1 };
 	int r;
 
 	r = launch_validate(ctx, id, L, &w, err);
@@ -1002,8 +1016,13 @@ static int start_launched(struct launch *L, void (*while_exec)(void *), void *ar
 int cv_run(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts, bool detach,
 	   int *exit_status, cv_error_t *err)
 {
-	struct launch L = { .opts = opts, .run_mode = true, .detach = detach, .pidfd = -1, .sync_fd = -1,
-			    .console_master = -1, .init_status = -1 };
+	struct launch L = { .opts = opts,
+			    .run_mode = true,
+			    .detach = detach,
+			    .pidfd = -1,
+			    .sync_fd = -1,
+			    .console_master = -1,
+			    .init_status = -1 };
 	int r;
 
 	r = launch(ctx, id, &L, err);
@@ -1047,13 +1066,12 @@ int cv_run(const struct cvisor_context *ctx, const char *id, const struct cvisor
 		r = cv_container_destroy(c, L.spec, err);
 	}
 	goto out;
-destroy:
-	{
-		cleanup_error cv_error_t e = NULL;
-		kill_pidfd_wait(L.pidfd, L.pid, true);
-		if (L.c && L.c->entry && cv_container_destroy(L.c, L.spec, &e) < 0)
-			cv_warn("run cleanup: %s", e->msg);
-	}
+destroy : {
+	cleanup_error cv_error_t e = NULL;
+	kill_pidfd_wait(L.pidfd, L.pid, true);
+	if (L.c && L.c->entry && cv_container_destroy(L.c, L.spec, &e) < 0)
+		cv_warn("run cleanup: %s", e->msg);
+}
 out:
 	launch_release(&L);
 	return r;
@@ -1075,8 +1093,15 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 		     oci_spec *given, void (*while_exec)(struct cv_container *c, const oci_spec *spec, void *arg),
 		     void *arg, struct cv_transient *t, cv_error_t *err)
 {
-	struct launch L = { .opts = opts, .run_mode = true, .detach = true, .transient = true, .pidfd = -1,
-			    .sync_fd = -1, .console_master = -1, .init_status = -1, .given_spec = given,
+	struct launch L = { .opts = opts,
+			    .run_mode = true,
+			    .detach = true,
+			    .transient = true,
+			    .pidfd = -1,
+			    .sync_fd = -1,
+			    .console_master = -1,
+			    .init_status = -1,
+			    .given_spec = given,
 			    .stdio = t->stdio };
 	t->c = NULL;
 	t->spec = NULL;
@@ -1137,8 +1162,7 @@ int cv_container_kill_wait(struct cv_container *c, cv_error_t *err)
 		r = poll(&p, 1, 10000);
 	while (r < 0 && errno == EINTR);
 	if (r == 0)
-		return cv_error(err, ETIMEDOUT, "container process %d did not exit after SIGKILL",
-				c->state->pid);
+		return cv_error(err, ETIMEDOUT, "container process %d did not exit after SIGKILL", c->state->pid);
 	return 0;
 }
 

@@ -23,19 +23,21 @@ struct cv_container {
 	char *root;                   /* state root */
 	struct cv_store_entry *entry; /* locked while loaded */
 	oci_state *state;
-	struct cv_cgroup *cg;         /* loaded on demand by cv_container_cgroup */
+	struct cv_cgroup *cg; /* loaded on demand by cv_container_cgroup */
 };
 
 /* Resolves the state root of ctx (malloc'd). */
 int cv_context_root(const struct cvisor_context *ctx, char **out, cv_error_t *err);
 /* Opens, locks and reads the container. */
-int cv_container_load(const struct cvisor_context *ctx, const char *id, struct cv_container **out,
-		      cv_error_t *err);
+int cv_container_load(const struct cvisor_context *ctx, const char *id, struct cv_container **out, cv_error_t *err);
 int cv_container_cgroup(struct cv_container *c, struct cv_cgroup **out, cv_error_t *err);
 /* The live status: "created", "running", "paused" or "stopped". */
 int cv_container_status(struct cv_container *c, const char **status, cv_error_t *err);
 void cv_container_free(struct cv_container *c);
-static inline void cv_container_freep(struct cv_container **c) { cv_container_free(*c); }
+static inline void cv_container_freep(struct cv_container **c)
+{
+	cv_container_free(*c);
+}
 #define cleanup_container __attribute__((cleanup(cv_container_freep)))
 
 /* The in-process create, run and exec behind the public calls (entry.c),
@@ -44,8 +46,8 @@ int cv_create(const struct cvisor_context *ctx, const char *id, const struct cvi
 	      cv_error_t *err);
 int cv_run(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts, bool detach,
 	   int *exit_status, cv_error_t *err);
-int cv_exec(const struct cvisor_context *ctx, const char *id, const struct cvisor_exec_options *opts,
-	    int *exit_status, cv_error_t *err);
+int cv_exec(const struct cvisor_context *ctx, const char *id, const struct cvisor_exec_options *opts, int *exit_status,
+	    cv_error_t *err);
 
 /* Removes every trace of a container whose process is gone or killed:
  * poststop hooks (warnings), cgroup, state directory (consumes c's entry).

@@ -15,8 +15,10 @@
 static int no_cancel_fd(int fd, const char *what, cv_error_t *err)
 {
 	if (fd > 0)
-		return cv_error(err, EINVAL, "%s: cancel_fd is only supported in a program embedding libcvisor, "
-					     "not in the cvisor binary", what);
+		return cv_error(err, EINVAL,
+				"%s: cancel_fd is only supported in a program embedding libcvisor, "
+				"not in the cvisor binary",
+				what);
 	return 0;
 }
 
@@ -36,8 +38,8 @@ int cvisor_create(const struct cvisor_context *ctx, const char *id, const struct
 	return cv_create(&c, id, &o, err);
 }
 
-int cvisor_container_run(const struct cvisor_context *ctx, const char *id,
-			 const struct cvisor_create_options *opts, bool detach, int *exit_status, cvisor_error **err)
+int cvisor_container_run(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
+			 bool detach, int *exit_status, cvisor_error **err)
 {
 	struct cvisor_context c;
 	struct cvisor_create_options o;

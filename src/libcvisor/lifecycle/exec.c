@@ -116,12 +116,12 @@ struct exec_work {
 	uint32_t *gids;         /* --additional-gids */
 	struct cv_seccomp *seccomp;
 	struct cv_ns_plan plan;
-	int init_pidfd;         /* the container's init, verified */
-	int root;               /* without a mount namespace: the container's root, else -1 */
+	int init_pidfd; /* the container's init, verified */
+	int root;       /* without a mount namespace: the container's root, else -1 */
 	pid_t pid;
 	int pidfd;
-	int sp, sc;             /* the sync socket: our end, the child's */
-	int master;             /* the pty master, unless sent to the console socket */
+	int sp, sc; /* the sync socket: our end, the child's */
+	int master; /* the pty master, unless sent to the console socket */
 };
 
 static void exec_work_release(struct exec_work *w)
@@ -287,7 +287,7 @@ static int exec_clone(const struct cvisor_exec_options *opts, struct exec_work *
 		/* no mount namespace to join: the container's root is its chroot,
 		 * taken while the pidfd shows it is still the same process */
 		char path[64];
-		snprintf(path, sizeof path, "/proc/%d/root", (int)w->c->state->pid);
+		snprintf(path, sizeof(path), "/proc/%d/root", (int)w->c->state->pid);
 		w->root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (w->root < 0)
 			return cv_error_errno(err, "open the container's root `%s`", path);
@@ -310,7 +310,8 @@ static int exec_clone(const struct cvisor_exec_options *opts, struct exec_work *
 		if (setns(w->init_pidfd, CLONE_NEWPID) < 0)
 			return cv_error_errno(err, "join the container's pid namespace");
 	}
-	struct clone_args ca = { .flags = CLONE_PIDFD, .pidfd = (uint64_t)(uintptr_t)&w->pidfd,
+	struct clone_args ca = { .flags = CLONE_PIDFD,
+				 .pidfd = (uint64_t)(uintptr_t)&w->pidfd,
 				 .exit_signal = SIGCHLD };
 	/* execCPUAffinity.initial: the runtime's own affinity, inherited by the
 	 * process until it joins the container's cgroup; ours is restored
@@ -404,8 +405,8 @@ static int exec_handshake(const struct cvisor_exec_options *opts, struct exec_wo
 			int child_fd = m.errnum;
 			cv_sync_msg_release(&m);
 			if ((r = oci_state_emit_public(w->c->state, false, &js, &jlen, err)) < 0 ||
-			    (r = cv_seccomp_take_listener(w->pidfd, child_fd, w->spec->linux_->seccomp, w->c->state->pid,
-							  js, err)) < 0 ||
+			    (r = cv_seccomp_take_listener(w->pidfd, child_fd, w->spec->linux_->seccomp,
+							  w->c->state->pid, js, err)) < 0 ||
 			    (r = cv_sync_send(w->sp, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
 				return r;
 			continue;
@@ -414,11 +415,10 @@ static int exec_handshake(const struct cvisor_exec_options *opts, struct exec_wo
 	}
 }
 
-int cv_exec(const struct cvisor_context *ctx, const char *id, const struct cvisor_exec_options *opts,
-	    int *exit_status, cv_error_t *err)
+int cv_exec(const struct cvisor_context *ctx, const char *id, const struct cvisor_exec_options *opts, int *exit_status,
+	    cv_error_t *err)
 {
-	struct exec_work w = { .init_pidfd = -1, .root = -1, .pid = -1, .pidfd = -1, .sp = -1, .sc = -1,
-			       .master = -1 };
+	struct exec_work w = { .init_pidfd = -1, .root = -1, .pid = -1, .pidfd = -1, .sp = -1, .sc = -1, .master = -1 };
 	int r;
 
 	r = exec_validate(ctx, id, opts, &w, err);

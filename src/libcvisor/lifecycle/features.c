@@ -27,19 +27,25 @@
 #include "oci/json.h"
 #include "oci/spec.h"
 
-
 static const char *const hooks[] = {
 	"prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop",
 };
 
 static const char *const mount_options[] = {
-	"ro", "rw", "nosuid", "suid", "nodev", "dev", "noexec", "exec", "nodiratime", "diratime",
-	"noatime", "atime", "relatime", "norelatime", "strictatime", "nostrictatime",
-	"rro", "rrw", "rnosuid", "rsuid", "rnodev", "rdev", "rnoexec", "rexec", "rnodiratime", "rdiratime",
-	"rnoatime", "ratime", "rrelatime", "rnorelatime", "rstrictatime", "rnostrictatime",
-	"sync", "async", "dirsync", "mand", "nomand", "lazytime", "nolazytime", "silent", "loud",
-	"bind", "rbind", "private", "rprivate", "shared", "rshared", "slave", "rslave",
-	"unbindable", "runbindable", "remount", "idmap", "ridmap", "notmpcopyup",
+	"ro",          "rw",          "nosuid",       "suid",
+	"nodev",       "dev",         "noexec",       "exec",
+	"nodiratime",  "diratime",    "noatime",      "atime",
+	"relatime",    "norelatime",  "strictatime",  "nostrictatime",
+	"rro",         "rrw",         "rnosuid",      "rsuid",
+	"rnodev",      "rdev",        "rnoexec",      "rexec",
+	"rnodiratime", "rdiratime",   "rnoatime",     "ratime",
+	"rrelatime",   "rnorelatime", "rstrictatime", "rnostrictatime",
+	"sync",        "async",       "dirsync",      "mand",
+	"nomand",      "lazytime",    "nolazytime",   "silent",
+	"loud",        "bind",        "rbind",        "private",
+	"rprivate",    "shared",      "rshared",      "slave",
+	"rslave",      "unbindable",  "runbindable",  "remount",
+	"idmap",       "ridmap",      "notmpcopyup",
 };
 
 static const char *const namespaces[] = {
@@ -47,33 +53,32 @@ static const char *const namespaces[] = {
 };
 
 static const char *const seccomp_actions[] = {
-	"SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",
-	"SCMP_ACT_KILL_THREAD", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY", "SCMP_ACT_TRACE", "SCMP_ACT_TRAP",
+	"SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO",  "SCMP_ACT_KILL",  "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
+	"SCMP_ACT_LOG",   "SCMP_ACT_NOTIFY", "SCMP_ACT_TRACE", "SCMP_ACT_TRAP",
 };
 
 static const char *const seccomp_operators[] = {
-	"SCMP_CMP_EQ", "SCMP_CMP_GE", "SCMP_CMP_GT", "SCMP_CMP_LE", "SCMP_CMP_LT",
-	"SCMP_CMP_MASKED_EQ", "SCMP_CMP_NE",
+	"SCMP_CMP_EQ", "SCMP_CMP_GE", "SCMP_CMP_GT", "SCMP_CMP_LE", "SCMP_CMP_LT", "SCMP_CMP_MASKED_EQ", "SCMP_CMP_NE",
 };
 
 static const char *const seccomp_archs[] = {
-	"SCMP_ARCH_AARCH64", "SCMP_ARCH_ARM", "SCMP_ARCH_MIPS", "SCMP_ARCH_MIPS64",
-	"SCMP_ARCH_MIPS64N32", "SCMP_ARCH_MIPSEL", "SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32",
-	"SCMP_ARCH_PARISC", "SCMP_ARCH_PARISC64", "SCMP_ARCH_PPC", "SCMP_ARCH_PPC64",
-	"SCMP_ARCH_PPC64LE", "SCMP_ARCH_RISCV64", "SCMP_ARCH_S390", "SCMP_ARCH_S390X",
-	"SCMP_ARCH_X32", "SCMP_ARCH_X86", "SCMP_ARCH_X86_64",
+	"SCMP_ARCH_AARCH64", "SCMP_ARCH_ARM",      "SCMP_ARCH_MIPS",        "SCMP_ARCH_MIPS64",  "SCMP_ARCH_MIPS64N32",
+	"SCMP_ARCH_MIPSEL",  "SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PARISC",  "SCMP_ARCH_PARISC64",
+	"SCMP_ARCH_PPC",     "SCMP_ARCH_PPC64",    "SCMP_ARCH_PPC64LE",     "SCMP_ARCH_RISCV64", "SCMP_ARCH_S390",
+	"SCMP_ARCH_S390X",   "SCMP_ARCH_X32",      "SCMP_ARCH_X86",         "SCMP_ARCH_X86_64",
 };
 
 static const char *const seccomp_flags[] = {
-	"SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_LOG", "SECCOMP_FILTER_FLAG_SPEC_ALLOW",
+	"SECCOMP_FILTER_FLAG_TSYNC",
+	"SECCOMP_FILTER_FLAG_LOG",
+	"SECCOMP_FILTER_FLAG_SPEC_ALLOW",
 	"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
 };
 
-static const char rootless_note[] =
-	"a non-root caller gets its user namespace maps from newuidmap and newgidmap "
-	"(/etc/subuid, /etc/subgid), or maps its own uid and gid alone; the container has "
-	"cgroups only where the caller may create them (delegated), and linux.resources "
-	"then fail";
+static const char rootless_note[] = "a non-root caller gets its user namespace maps from newuidmap and newgidmap "
+				    "(/etc/subuid, /etc/subgid), or maps its own uid and gid alone; the container has "
+				    "cgroups only where the caller may create them (delegated), and linux.resources "
+				    "then fail";
 
 /* "CAP_CHOWN", ... for every capability libcap knows (cap_max_bits). */
 static int capability_names(char ***out, size_t *n, cv_error_t *err)
@@ -122,7 +127,7 @@ int cvisor_features_json(const char *build_features, char **json, cvisor_error *
 	const struct scmp_version *sv = seccomp_version();
 	char seccomp_v[32] = "";
 	if (sv)
-		snprintf(seccomp_v, sizeof seccomp_v, "%u.%u.%u", sv->major, sv->minor, sv->micro);
+		snprintf(seccomp_v, sizeof(seccomp_v), "%u.%u.%u", sv->major, sv->minor, sv->micro);
 	oci_ckv annotations[4];
 	size_t n = 0;
 	if (sv)
@@ -177,9 +182,9 @@ int cvisor_versions(char **text, cvisor_error **err)
 	if (!text)
 		return cv_error(err, EINVAL, "versions: text is NULL");
 	if (sv)
-		snprintf(seccomp_v, sizeof seccomp_v, "libseccomp: %u.%u.%u\n", sv->major, sv->minor, sv->micro);
-	if (asprintf(text, "spec: %s\nyajl: %d.%d.%d\n%slibcap: %s\n", OCI_VERSION, y / 10000, y / 100 % 100,
-		     y % 100, seccomp_v, CV_LIBCAP_VERSION) < 0) {
+		snprintf(seccomp_v, sizeof(seccomp_v), "libseccomp: %u.%u.%u\n", sv->major, sv->minor, sv->micro);
+	if (asprintf(text, "spec: %s\nyajl: %d.%d.%d\n%slibcap: %s\n", OCI_VERSION, y / 10000, y / 100 % 100, y % 100,
+		     seccomp_v, CV_LIBCAP_VERSION) < 0) {
 		*text = NULL;
 		return cv_error(err, ENOMEM, "versions");
 	}

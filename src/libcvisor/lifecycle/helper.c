@@ -162,11 +162,11 @@ static char **helper_env(char *var)
 struct spawn_plan {
 	const char *path;
 	char **argv, **envp;
-	int report;      /* the helper's end, >= 3 + preserve */
-	int preserve;    /* fds 3 .. 3+preserve-1 are passed on */
-	char *stack;     /* the helper's, until execve */
+	int report;   /* the helper's end, >= 3 + preserve */
+	int preserve; /* fds 3 .. 3+preserve-1 are passed on */
+	char *stack;  /* the helper's, until execve */
 	/* written by the children */
-	pid_t pid;       /* the helper */
+	pid_t pid; /* the helper */
 	int pidfd;
 	int clone_errno; /* the middle child's clone failed */
 	int exec_errno;  /* the helper's execve failed */
@@ -192,7 +192,7 @@ static int spawn_helper(void *arg)
 
 	for (int s = 1; s < _NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
-			(void)syscall(SYS_rt_sigaction, s, &dfl, NULL, sizeof dfl.mask);
+			(void)syscall(SYS_rt_sigaction, s, &dfl, NULL, sizeof(dfl.mask));
 	if (p->report == target ? fcntl(target, F_SETFD, 0) < 0 : dup2(p->report, target) < 0)
 		goto fail;
 	for (int fd = 3; fd < target; fd++)
@@ -222,11 +222,11 @@ static int spawn_middle(void *arg)
 
 struct call {
 	const char *path;
-	const char *what;  /* "create", "run", "exec" */
-	int cancel_fd;     /* > 0 */
-	int pidfd;         /* the helper */
-	int sock;          /* our end of the report socket */
-	int proc_pidfd;    /* the container's process, once announced */
+	const char *what; /* "create", "run", "exec" */
+	int cancel_fd;    /* > 0 */
+	int pidfd;        /* the helper */
+	int sock;         /* our end of the report socket */
+	int proc_pidfd;   /* the container's process, once announced */
 	bool hello, cancelled;
 	int protocol;
 	cv_error_t failure; /* the helper's error */
@@ -268,11 +268,17 @@ static int spawn(struct call *c, char **argv, int preserve, cv_error_t *err)
 	if (!envp)
 		return cv_error(err, ENOMEM, "the cvisor helper: environment");
 	/* two stacks: the middle child's, then the helper's */
-	char *stack = mmap(NULL, 2 * SPAWN_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	char *stack = mmap(NULL, 2 * SPAWN_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1,
+			   0);
 	if (stack == MAP_FAILED)
 		return cv_error_errno(err, "the cvisor helper: stack");
-	struct spawn_plan plan = { .path = c->path, .argv = argv, .envp = envp, .report = theirs, .preserve = preserve,
-				   .stack = stack + 2 * SPAWN_STACK, .pidfd = -1 };
+	struct spawn_plan plan = { .path = c->path,
+				   .argv = argv,
+				   .envp = envp,
+				   .report = theirs,
+				   .preserve = preserve,
+				   .stack = stack + 2 * SPAWN_STACK,
+				   .pidfd = -1 };
 	sigset_t all, old;
 	sigfillset(&all);
 	/* no handler of the caller's may run on the children's stacks */
@@ -312,12 +318,15 @@ static void take(struct call *c, struct cv_sync_msg *m)
 		c->protocol = m->errnum;
 		break;
 	case CV_SYNC_LOG:
-		cv_log(m->errnum < CV_LOG_ERROR ? CV_LOG_ERROR : m->errnum > CV_LOG_DEBUG ? CV_LOG_DEBUG : m->errnum,
+		cv_log(m->errnum < CV_LOG_ERROR   ? CV_LOG_ERROR
+		       : m->errnum > CV_LOG_DEBUG ? CV_LOG_DEBUG
+						  : m->errnum,
 		       "%s", m->payload ? m->payload : "");
 		break;
 	case CV_SYNC_ERROR:
 		cv_error_release(&c->failure);
-		cv_error_plain(&c->failure, m->errnum > 0 ? m->errnum : 0, "%s", m->payload ? m->payload : "unknown error");
+		cv_error_plain(&c->failure, m->errnum > 0 ? m->errnum : 0, "%s",
+			       m->payload ? m->payload : "unknown error");
 		break;
 	case CV_SYNC_PID:
 		cv_closep(&c->proc_pidfd);
@@ -462,12 +471,17 @@ static int call_with(struct args *a, struct call *c, const char *id, char *const
 	return call_helper(c, a->v, preserve_fds, err);
 }
 
-int cv_helper_create(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *o,
-		     bool run, bool detach, int *exit_status, cv_error_t *err)
+int cv_helper_create(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *o, bool run,
+		     bool detach, int *exit_status, cv_error_t *err)
 {
 	struct args a = { 0 };
-	struct call c = { .path = helper_path(ctx), .what = run ? "run" : "create", .cancel_fd = o->cancel_fd,
-			  .pidfd = -1, .sock = -1, .proc_pidfd = -1, .exit_status = -1 };
+	struct call c = { .path = helper_path(ctx),
+			  .what = run ? "run" : "create",
+			  .cancel_fd = o->cancel_fd,
+			  .pidfd = -1,
+			  .sock = -1,
+			  .proc_pidfd = -1,
+			  .exit_status = -1 };
 	int r = begin_args(&a, &c, ctx, id, o->preserve_fds, err);
 
 	if (r == 0) {
@@ -502,8 +516,13 @@ int cv_helper_exec(const struct cvisor_context *ctx, const char *id, const struc
 		   int *exit_status, cv_error_t *err)
 {
 	struct args a = { 0 };
-	struct call c = { .path = helper_path(ctx), .what = "exec", .cancel_fd = o->cancel_fd, .pidfd = -1,
-			  .sock = -1, .proc_pidfd = -1, .exit_status = -1 };
+	struct call c = { .path = helper_path(ctx),
+			  .what = "exec",
+			  .cancel_fd = o->cancel_fd,
+			  .pidfd = -1,
+			  .sock = -1,
+			  .proc_pidfd = -1,
+			  .exit_status = -1 };
 	int r;
 
 	if (!o->process_path && (!o->args || !o->args[0]))
@@ -542,7 +561,11 @@ int cv_helper_start(const struct cvisor_context *ctx, const char *verb, bool deb
 		    cv_error_t *err)
 {
 	struct args a = { 0 };
-	struct call c = { .path = helper_path(ctx), .what = verb, .pidfd = -1, .sock = -1, .proc_pidfd = -1,
+	struct call c = { .path = helper_path(ctx),
+			  .what = verb,
+			  .pidfd = -1,
+			  .sock = -1,
+			  .proc_pidfd = -1,
 			  .exit_status = -1 };
 	int r = global_args(&a, c.path, ctx, err);
 	if (r == 0) {
@@ -609,8 +632,8 @@ void cv_helper_log(int level, const char *msg, void *data)
 	size_t len = strlen(msg);
 	(void)data;
 	if (report_fd >= 0)
-		(void)cv_sync_send(report_fd, CV_SYNC_LOG, level, msg, len > CV_SYNC_MAX_PAYLOAD ? CV_SYNC_MAX_PAYLOAD : len,
-				   -1, NULL);
+		(void)cv_sync_send(report_fd, CV_SYNC_LOG, level, msg,
+				   len > CV_SYNC_MAX_PAYLOAD ? CV_SYNC_MAX_PAYLOAD : len, -1, NULL);
 }
 
 void cv_helper_fail(const cv_error_t e)

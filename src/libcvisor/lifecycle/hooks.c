@@ -17,8 +17,7 @@
 
 extern char **environ;
 
-static int run_hook(const oci_hook *h, const char *kind, size_t idx, const char *state_json,
-		    cv_error_t *err)
+static int run_hook(const oci_hook *h, const char *kind, size_t idx, const char *state_json, cv_error_t *err)
 {
 	int sv[2];
 	/* Without `env`, the runtime's own environment, as runc's hooks (Go's
@@ -70,8 +69,8 @@ static int run_hook(const oci_hook *h, const char *kind, size_t idx, const char 
 		if (r == 0) {
 			(void)kill(pid, SIGKILL);
 			(void)waitpid(pid, NULL, 0);
-			return cv_error(err, ETIMEDOUT, "%s hook #%zu (`%s`) timed out after %lld s", kind,
-					idx, h->path, (long long)h->timeout.v);
+			return cv_error(err, ETIMEDOUT, "%s hook #%zu (`%s`) timed out after %lld s", kind, idx,
+					h->path, (long long)h->timeout.v);
 		}
 	}
 	int status;
@@ -86,12 +85,10 @@ static int run_hook(const oci_hook *h, const char *kind, size_t idx, const char 
 	if (WIFSIGNALED(status))
 		return cv_error(err, 0, "%s hook #%zu (`%s`): killed by signal %d", kind, idx, h->path,
 				WTERMSIG(status));
-	return cv_error(err, 0, "%s hook #%zu (`%s`): exited with status %d", kind, idx, h->path,
-			WEXITSTATUS(status));
+	return cv_error(err, 0, "%s hook #%zu (`%s`): exited with status %d", kind, idx, h->path, WEXITSTATUS(status));
 }
 
-int cv_hooks_run(const oci_hook_list *hooks, const char *kind, const char *state_json,
-		 cv_error_t *err)
+int cv_hooks_run(const oci_hook_list *hooks, const char *kind, const char *state_json, cv_error_t *err)
 {
 	if (!hooks)
 		return 0;

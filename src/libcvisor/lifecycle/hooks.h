@@ -9,8 +9,7 @@
 
 /* Runs the hooks in order; stops at the first failure. `kind` names the hook
  * point in errors ("prestart", "createRuntime", ...). */
-int cv_hooks_run(const oci_hook_list *hooks, const char *kind, const char *state_json,
-		 cv_error_t *err);
+int cv_hooks_run(const oci_hook_list *hooks, const char *kind, const char *state_json, cv_error_t *err);
 /* Same, but failures become warnings (poststart, poststop). */
 void cv_hooks_run_warn(const oci_hook_list *hooks, const char *kind, const char *state_json);
 

@@ -52,7 +52,8 @@ int cvisor_spec(const struct cvisor_spec_options *opts, char **do_only, cvisor_e
 	const char *bundle = o.bundle ? o.bundle : ".";
 	if (o.policy_path) {
 		if (o.rootless)
-			return cv_error_plain(err, EINVAL, "spec: rootless with a policy: a policy follows the caller's uid");
+			return cv_error_plain(err, EINVAL,
+					      "spec: rootless with a policy: a policy follows the caller's uid");
 		r = policy_spec(o.policy_path, &spec, do_only, err);
 	} else {
 		r = oci_spec_default(o.rootless, &spec, err);

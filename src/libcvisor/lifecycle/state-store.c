@@ -47,7 +47,8 @@ int cv_store_root(const char *root, char **out, cv_error_t *err)
 	else {
 		const char *xdg = getenv("XDG_RUNTIME_DIR");
 		if (!xdg || !*xdg)
-			return cv_error(err, 0, "XDG_RUNTIME_DIR is not set: pass --root DIR to choose a state directory");
+			return cv_error(err, 0,
+					"XDG_RUNTIME_DIR is not set: pass --root DIR to choose a state directory");
 		if (asprintf(&r, "%s/cvisor", xdg) < 0)
 			r = NULL;
 	}
@@ -70,13 +71,15 @@ int cv_store_validate_id(const char *id, cv_error_t *err)
 		return cv_error_plain(err, EINVAL, "invalid container id \"\": must not be empty");
 	len = strnlen(id, MAX_ID_LEN + 1);
 	if (len > MAX_ID_LEN)
-		return cv_error_plain(err, EINVAL, "invalid container id \"%.32s...\": longer than %d bytes", id, MAX_ID_LEN);
+		return cv_error_plain(err, EINVAL, "invalid container id \"%.32s...\": longer than %d bytes", id,
+				      MAX_ID_LEN);
 	if (strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
 		return cv_error_plain(err, EINVAL, "invalid container id \"%s\": must not be \".\" or \"..\"", id);
 	for (const char *p = id; *p; p++)
 		if (!id_char_ok((unsigned char)*p))
 			return cv_error_plain(err, EINVAL,
-					"invalid container id \"%s\": only letters, digits and _+-. are allowed", id);
+					      "invalid container id \"%s\": only letters, digits and _+-. are allowed",
+					      id);
 	return 0;
 }
 
@@ -95,7 +98,7 @@ static int open_root(const char *root, bool create, cv_error_t *err)
 	copy = strdup(root);
 	if (!copy)
 		return cv_error(err, ENOMEM, "state root");
-	for (char *p = copy + 1; ; p++) {
+	for (char *p = copy + 1;; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
 		char saved = *p;
@@ -222,7 +225,8 @@ static int remove_tree_at(int parent, const char *name, int depth, cv_error_t *e
 		}
 		if (S_ISDIR(cst.st_mode)) {
 			if (cst.st_dev != st.st_dev)
-				return cv_error(err, EBUSY, "remove `%s/%s`: a filesystem is mounted there", name, de->d_name);
+				return cv_error(err, EBUSY, "remove `%s/%s`: a filesystem is mounted there", name,
+						de->d_name);
 			if (remove_tree_at(dirfd(d), de->d_name, depth + 1, err) < 0)
 				return cv_error_prefix(err, "%s", name);
 		} else if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT)
@@ -245,8 +249,10 @@ int cv_store_create(const char *root, const char *id, struct cv_store_entry **ou
 	if (cv_store_validate_id(id, err) < 0)
 		return cv_error_ret(*err);
 	if (strlen(id) > NAME_MAX)
-		return cv_error_plain(err, ENAMETOOLONG, "invalid container id \"%.32s...\": longer than %d bytes, the limit of a directory name",
-				id, NAME_MAX);
+		return cv_error_plain(
+			err, ENAMETOOLONG,
+			"invalid container id \"%.32s...\": longer than %d bytes, the limit of a directory name", id,
+			NAME_MAX);
 	rootfd = open_root(root, true, err);
 	if (rootfd < 0)
 		return rootfd;

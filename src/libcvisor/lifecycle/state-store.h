@@ -21,10 +21,10 @@ int cv_store_root(const char *root, char **out, cv_error_t *err);
 int cv_store_validate_id(const char *id, cv_error_t *err);
 
 struct cv_store_entry {
-	char *root;   /* state root */
+	char *root; /* state root */
 	char *id;
-	int dirfd;    /* O_PATH|O_DIRECTORY of <root>/<id> */
-	int lockfd;   /* write lock (F_OFD_SETLKW) held while the entry is open */
+	int dirfd;  /* O_PATH|O_DIRECTORY of <root>/<id> */
+	int lockfd; /* write lock (F_OFD_SETLKW) held while the entry is open */
 };
 /* The lock is an open file description lock: each cv_store_create/open
  * takes its own, so two threads of one process exclude each other as two
@@ -54,7 +54,10 @@ int cv_store_remove_stale(const char *root, const char *id, cv_error_t *err);
 int cv_store_list(const char *root, char ***ids, size_t *n, cv_error_t *err);
 void cv_store_close(struct cv_store_entry *e);
 
-static inline void cv_store_closep(struct cv_store_entry **e) { cv_store_close(*e); }
+static inline void cv_store_closep(struct cv_store_entry **e)
+{
+	cv_store_close(*e);
+}
 #define cleanup_store_entry __attribute__((cleanup(cv_store_closep)))
 
 #endif

@@ -26,8 +26,8 @@ static int check_set(const oci_strv *set, const char *field, cv_error_t *err)
 {
 	for (size_t i = 0; i < set->len; i++)
 		if (cv_cap_from_name(set->v[i]) < 0)
-			return cv_error(err, EINVAL, "process.capabilities.%s: unknown capability \"%s\"",
-					field, set->v[i]);
+			return cv_error(err, EINVAL, "process.capabilities.%s: unknown capability \"%s\"", field,
+					set->v[i]);
 	return 0;
 }
 
@@ -76,7 +76,6 @@ int cv_caps_drop_bounding(const oci_capabilities *caps, cv_error_t *err)
 
 int cv_caps_set(const oci_capabilities *caps, cv_error_t *err)
 {
-
 	__attribute__((cleanup(free_caps))) cap_t cur = cap_init();
 	if (!cur)
 		return cv_error_errno(err, "cap_init");
@@ -91,8 +90,7 @@ int cv_caps_set(const oci_capabilities *caps, cv_error_t *err)
 			for (size_t i = 0; i < sets[s].set->len; i++) {
 				cap_value_t v = cv_cap_from_name(sets[s].set->v[i]);
 				if (v < 0)
-					return cv_error(err, EINVAL, "unknown capability \"%s\"",
-							sets[s].set->v[i]);
+					return cv_error(err, EINVAL, "unknown capability \"%s\"", sets[s].set->v[i]);
 				if (cap_set_flag(cur, sets[s].flag, 1, &v, CAP_SET) < 0)
 					return cv_error_errno(err, "capability %s", sets[s].set->v[i]);
 			}

@@ -148,8 +148,10 @@ int cv_console_relay(int master, int pidfd, cv_error_t *err)
 	}
 	bool in_open = true, exited = false;
 	for (;;) {
-		struct pollfd p[4] = { { master, POLLIN, 0 }, { in_open ? 0 : -1, POLLIN, 0 },
-				       { exited ? -1 : pidfd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+		struct pollfd p[4] = { { master, POLLIN, 0 },
+				       { in_open ? 0 : -1, POLLIN, 0 },
+				       { exited ? -1 : pidfd, POLLIN, 0 },
+				       { sfd, POLLIN, 0 } };
 		int r = poll(p, 4, exited ? 100 : -1);
 		if (r < 0 && errno != EINTR)
 			break;

@@ -59,7 +59,7 @@ struct program {
 	char *const *argv, *const *envp;
 	sigset_t mask; /* the program's signal mask: ours before the init's */
 	bool foreground;
-	int error;     /* errno of the failed step, 0 when execve ran */
+	int error; /* errno of the failed step, 0 when execve ran */
 	const char *step;
 };
 
@@ -97,8 +97,7 @@ static int start_program(void *arg)
  * the child uses it. */
 static char program_stack[64 * 1024] __attribute__((aligned(16)));
 
-int cv_init_exec(const char *exe, char *const *argv, char *const *envp, int status_fd, bool foreground,
-		 cv_error_t *err)
+int cv_init_exec(const char *exe, char *const *argv, char *const *envp, int status_fd, bool foreground, cv_error_t *err)
 {
 	/* set now: the program's execve resets both, and a change of
 	 * credentials may have made us dumpable again (fs.suid_dumpable) */

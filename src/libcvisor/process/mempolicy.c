@@ -47,19 +47,20 @@ static const struct {
 static int mode_value(const oci_memory_policy *mp, cv_error_t *err)
 {
 	int v = -1;
-	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		if (mp->mode && strcmp(mp->mode, modes[i].name) == 0)
 			v = modes[i].value;
 	if (v < 0)
-		return cv_error_plain(err, EINVAL, "linux.memoryPolicy.mode: unknown mode \"%s\"", mp->mode ? mp->mode : "");
+		return cv_error_plain(err, EINVAL, "linux.memoryPolicy.mode: unknown mode \"%s\"",
+				      mp->mode ? mp->mode : "");
 	for (size_t j = 0; j < mp->flags.len; j++) {
 		int f = 0;
-		for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 			if (strcmp(mp->flags.v[j], flags[i].name) == 0)
 				f = flags[i].value;
 		if (!f)
 			return cv_error_plain(err, EINVAL, "linux.memoryPolicy.flags[%zu]: unknown flag \"%s\"", j,
-					mp->flags.v[j]);
+					      mp->flags.v[j]);
 		v |= f;
 	}
 	return v;
@@ -88,8 +89,9 @@ int cv_mempolicy_validate(const oci_memory_policy *mp, cv_error_t *err)
 	int mode = v & 0xff;
 	bool node_flags = v & (CV_MPOL_F_STATIC_NODES | CV_MPOL_F_RELATIVE_NODES);
 	if ((v & CV_MPOL_F_STATIC_NODES) && (v & CV_MPOL_F_RELATIVE_NODES))
-		return cv_error_plain(err, EINVAL,
-				"linux.memoryPolicy.flags: MPOL_F_STATIC_NODES and MPOL_F_RELATIVE_NODES exclude each other");
+		return cv_error_plain(
+			err, EINVAL,
+			"linux.memoryPolicy.flags: MPOL_F_STATIC_NODES and MPOL_F_RELATIVE_NODES exclude each other");
 	if ((mode == CV_MPOL_DEFAULT || mode == CV_MPOL_LOCAL) && set)
 		return cv_error_plain(err, EINVAL, "linux.memoryPolicy.nodes: %s takes no nodes", mp->mode);
 	if ((mode == CV_MPOL_DEFAULT || mode == CV_MPOL_LOCAL) && v != mode)
@@ -97,8 +99,9 @@ int cv_mempolicy_validate(const oci_memory_policy *mp, cv_error_t *err)
 	if (!set && mode != CV_MPOL_DEFAULT && mode != CV_MPOL_LOCAL && mode != CV_MPOL_PREFERRED)
 		return cv_error_plain(err, EINVAL, "linux.memoryPolicy.nodes: %s needs at least one node", mp->mode);
 	if (!set && node_flags)
-		return cv_error_plain(err, EINVAL, "linux.memoryPolicy.flags: MPOL_F_STATIC_NODES and "
-					     "MPOL_F_RELATIVE_NODES need nodes");
+		return cv_error_plain(err, EINVAL,
+				      "linux.memoryPolicy.flags: MPOL_F_STATIC_NODES and "
+				      "MPOL_F_RELATIVE_NODES need nodes");
 	return 0;
 }
 

@@ -26,9 +26,8 @@ static const struct {
 	const char *name;
 	int flag;
 } ns_types[] = {
-	{ "pid", CLONE_NEWPID },       { "network", CLONE_NEWNET }, { "mount", CLONE_NEWNS },
-	{ "ipc", CLONE_NEWIPC },       { "uts", CLONE_NEWUTS },     { "user", CLONE_NEWUSER },
-	{ "cgroup", CLONE_NEWCGROUP }, { "time", CLONE_NEWTIME },
+	{ "pid", CLONE_NEWPID }, { "network", CLONE_NEWNET }, { "mount", CLONE_NEWNS },      { "ipc", CLONE_NEWIPC },
+	{ "uts", CLONE_NEWUTS }, { "user", CLONE_NEWUSER },   { "cgroup", CLONE_NEWCGROUP }, { "time", CLONE_NEWTIME },
 };
 
 int cv_ns_flag(const char *type)
@@ -48,8 +47,8 @@ int cv_ns_plan_build(const oci_linux *linux_, struct cv_ns_plan *plan, cv_error_
 		const oci_namespace *ns = &linux_->namespaces[i];
 		int flag = cv_ns_flag(ns->type);
 		if (!flag)
-			return cv_error(err, EINVAL, "linux.namespaces[%zu].type: unknown namespace \"%s\"",
-					i, ns->type ? ns->type : "");
+			return cv_error(err, EINVAL, "linux.namespaces[%zu].type: unknown namespace \"%s\"", i,
+					ns->type ? ns->type : "");
 		if ((plan->new_flags | plan->join_flags) & flag)
 			return cv_error(err, EINVAL, "linux.namespaces: \"%s\" listed twice", ns->type);
 		if (!ns->path || !ns->path[0]) {
@@ -69,7 +68,8 @@ int cv_ns_plan_build(const oci_linux *linux_, struct cv_ns_plan *plan, cv_error_
 	if (plan->user_path && (plan->new_flags & CLONE_NEWPID))
 		return cv_error(err, ENOTSUP,
 				"linux.namespaces: a new pid namespace inside a joined user namespace "
-				"(\"%s\") is not supported", plan->user_path);
+				"(\"%s\") is not supported",
+				plan->user_path);
 	if ((plan->new_flags | plan->join_flags) & CLONE_NEWUSER) {
 		if ((plan->new_flags & CLONE_NEWUSER) && linux_->uid_mappings.len == 0)
 			return cv_error(err, EINVAL, "linux.uidMappings: required with a new user namespace");
@@ -116,8 +116,8 @@ static int write_map(pid_t pid, const char *file, const oci_id_mappings *m, cv_e
 	if (!buf)
 		return cv_error(err, ENOMEM, "write %s", file);
 	for (size_t i = 0; i < m->len; i++)
-		off += (size_t)snprintf(buf + off, cap - off, "%u %u %u\n", m->v[i].container_id,
-					m->v[i].host_id, m->v[i].size);
+		off += (size_t)snprintf(buf + off, cap - off, "%u %u %u\n", m->v[i].container_id, m->v[i].host_id,
+					m->v[i].size);
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -138,18 +138,18 @@ static bool own_id_only(const oci_id_mappings *m, uint32_t id)
 /* newuidmap/newgidmap PID ID HOST-ID SIZE...: the setuid helpers of Debian's
  * uidmap, which allow what /etc/subuid and /etc/subgid grant the caller.
  * Their messages (in the C locale) become the error. */
-static int run_map_helper(const char *helper, pid_t pid, const oci_id_mappings *m, const char *field,
-			  cv_error_t *err)
+static int run_map_helper(const char *helper, pid_t pid, const oci_id_mappings *m, const char *field, cv_error_t *err)
 {
 	char path[PATH_MAX], out[512];
 	int fds[2];
 
-	if (!cv_find_program(helper, path, sizeof path))
-		return cv_error(err, ENOENT,
-				"%s: mapping more than your own id needs %s (Debian package uidmap), which is not in PATH",
-				field, helper);
+	if (!cv_find_program(helper, path, sizeof(path)))
+		return cv_error(
+			err, ENOENT,
+			"%s: mapping more than your own id needs %s (Debian package uidmap), which is not in PATH",
+			field, helper);
 	size_t argc = 2 + 3 * m->len + 1;
-	cleanup_free char **argv = calloc(argc, sizeof *argv);
+	cleanup_free char **argv = calloc(argc, sizeof(*argv));
 	cleanup_free char *nums = malloc((1 + 3 * m->len) * 12);
 	if (!argv || !nums)
 		return cv_error(err, ENOMEM, "%s", field);
@@ -182,13 +182,13 @@ static int run_map_helper(const char *helper, pid_t pid, const oci_id_mappings *
 	close(steal_fd(&wr));
 	size_t len = 0;
 	for (;;) {
-		ssize_t k = read(rd, out + len, sizeof out - 1 - len);
+		ssize_t k = read(rd, out + len, sizeof(out) - 1 - len);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
 			break;
 		len += (size_t)k;
-		if (len == sizeof out - 1)
+		if (len == sizeof(out) - 1)
 			break; /* enough for the message; the rest is dropped with the pipe */
 	}
 	out[len] = '\0';
@@ -239,7 +239,7 @@ bool cv_ns_in_user_namespace(void)
 	int used = 0;
 
 	cleanup_close int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return false; /* no procfs: nothing says we are in one */
 	buf[n] = '\0';
@@ -259,8 +259,7 @@ int cv_ns_write_time_offsets(pid_t pid, const oci_linux *linux_, cv_error_t *err
 		return cv_error_errno(err, "open `%s`", path);
 	for (size_t i = 0; i < linux_->time_offsets_len; i++) {
 		const oci_time_offset *t = &linux_->time_offsets[i];
-		int n = snprintf(line, sizeof(line), "%s %lld %u\n", t->clock, (long long)t->secs,
-				 t->nanosecs);
+		int n = snprintf(line, sizeof(line), "%s %lld %u\n", t->clock, (long long)t->secs, t->nanosecs);
 		if (write(fd, line, (size_t)n) != n)
 			return cv_error_errno(err, "linux.timeOffsets.%s: write `%s`", t->clock, path);
 	}

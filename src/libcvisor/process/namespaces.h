@@ -10,13 +10,13 @@
 #include "oci/spec.h"
 
 struct cv_ns_plan {
-	int new_flags;        /* CLONE_NEW* to create */
-	int join_flags;       /* CLONE_NEW* joined through a path */
+	int new_flags;            /* CLONE_NEW* to create */
+	int join_flags;           /* CLONE_NEW* joined through a path */
 	const char *join_path[8]; /* indexed like cv_ns_types */
 	int join_type[8];
 	int njoin;
-	const char *user_path;    /* user namespace to join first, or NULL */
-	const char *pid_path;     /* joined by the parent before clone */
+	const char *user_path; /* user namespace to join first, or NULL */
+	const char *pid_path;  /* joined by the parent before clone */
 };
 
 /* CLONE_NEW* for an OCI namespace type, 0 when unknown. */

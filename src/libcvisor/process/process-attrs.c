@@ -23,14 +23,22 @@ static const struct {
 	const char *name;
 	int res;
 } rlimit_names[] = {
-	{ "RLIMIT_AS", RLIMIT_AS },	      { "RLIMIT_CORE", RLIMIT_CORE },
-	{ "RLIMIT_CPU", RLIMIT_CPU },	      { "RLIMIT_DATA", RLIMIT_DATA },
-	{ "RLIMIT_FSIZE", RLIMIT_FSIZE },     { "RLIMIT_LOCKS", RLIMIT_LOCKS },
-	{ "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK }, { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE },
-	{ "RLIMIT_NICE", RLIMIT_NICE },	      { "RLIMIT_NOFILE", RLIMIT_NOFILE },
-	{ "RLIMIT_NPROC", RLIMIT_NPROC },     { "RLIMIT_RSS", RLIMIT_RSS },
-	{ "RLIMIT_RTPRIO", RLIMIT_RTPRIO },   { "RLIMIT_RTTIME", RLIMIT_RTTIME },
-	{ "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING }, { "RLIMIT_STACK", RLIMIT_STACK },
+	{ "RLIMIT_AS", RLIMIT_AS },
+	{ "RLIMIT_CORE", RLIMIT_CORE },
+	{ "RLIMIT_CPU", RLIMIT_CPU },
+	{ "RLIMIT_DATA", RLIMIT_DATA },
+	{ "RLIMIT_FSIZE", RLIMIT_FSIZE },
+	{ "RLIMIT_LOCKS", RLIMIT_LOCKS },
+	{ "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK },
+	{ "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE },
+	{ "RLIMIT_NICE", RLIMIT_NICE },
+	{ "RLIMIT_NOFILE", RLIMIT_NOFILE },
+	{ "RLIMIT_NPROC", RLIMIT_NPROC },
+	{ "RLIMIT_RSS", RLIMIT_RSS },
+	{ "RLIMIT_RTPRIO", RLIMIT_RTPRIO },
+	{ "RLIMIT_RTTIME", RLIMIT_RTTIME },
+	{ "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING },
+	{ "RLIMIT_STACK", RLIMIT_STACK },
 };
 
 static int rlimit_from_name(const char *name)
@@ -45,8 +53,12 @@ static const struct {
 	const char *name;
 	int policy;
 } sched_names[] = {
-	{ "SCHED_OTHER", SCHED_OTHER }, { "SCHED_FIFO", SCHED_FIFO },	  { "SCHED_RR", SCHED_RR },
-	{ "SCHED_BATCH", SCHED_BATCH }, { "SCHED_ISO", 4 },		  { "SCHED_IDLE", SCHED_IDLE },
+	{ "SCHED_OTHER", SCHED_OTHER },
+	{ "SCHED_FIFO", SCHED_FIFO },
+	{ "SCHED_RR", SCHED_RR },
+	{ "SCHED_BATCH", SCHED_BATCH },
+	{ "SCHED_ISO", 4 },
+	{ "SCHED_IDLE", SCHED_IDLE },
 	{ "SCHED_DEADLINE", 6 /* SCHED_DEADLINE */ },
 };
 
@@ -235,15 +247,16 @@ int cv_attrs_validate(const oci_process *p, const oci_linux *linux_, cv_error_t 
 		/* A profile or label the host cannot apply is an error, never a
 		 * silent skip (runc's rule). */
 		if (p->apparmor_profile && *p->apparmor_profile && !apparmor_enabled())
-			return cv_error(err, EINVAL, "process.apparmorProfile \"%s\": AppArmor is not enabled on this host",
+			return cv_error(err, EINVAL,
+					"process.apparmorProfile \"%s\": AppArmor is not enabled on this host",
 					p->apparmor_profile);
 		if (p->selinux_label && *p->selinux_label && !selinux_enabled())
 			return cv_error(err, EINVAL, "process.selinuxLabel \"%s\": SELinux is not enabled on this host",
 					p->selinux_label);
 		for (size_t i = 0; i < p->rlimits_len; i++)
 			if (rlimit_from_name(p->rlimits[i].type) < 0)
-				return cv_error(err, EINVAL, "process.rlimits[%zu].type: unknown rlimit \"%s\"",
-						i, p->rlimits[i].type ? p->rlimits[i].type : "");
+				return cv_error(err, EINVAL, "process.rlimits[%zu].type: unknown rlimit \"%s\"", i,
+						p->rlimits[i].type ? p->rlimits[i].type : "");
 		if (p->scheduler && sched_from_name(p->scheduler->policy) < 0)
 			return cv_error(err, EINVAL, "process.scheduler.policy: unknown policy \"%s\"",
 					p->scheduler->policy ? p->scheduler->policy : "");
@@ -261,8 +274,8 @@ int cv_attrs_validate(const oci_process *p, const oci_linux *linux_, cv_error_t 
 				return -1;
 			CPU_FREE(set);
 			set = NULL;
-			if (cv_cpu_list_parse(p->exec_cpu_affinity->final, "process.execCPUAffinity.final", &set,
-					      &size, err) < 0)
+			if (cv_cpu_list_parse(p->exec_cpu_affinity->final, "process.execCPUAffinity.final", &set, &size,
+					      err) < 0)
 				return -1;
 		}
 	}
@@ -335,8 +348,8 @@ int cv_io_priority_apply(const oci_process *p, cv_error_t *err)
 	int cls = ioprio_class_from_name(p->io_priority->class_);
 	int prio = (cls << IOPRIO_CLASS_SHIFT) | (int)p->io_priority->priority;
 	if (syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, prio) < 0)
-		return cv_error_errno(err, "process.ioPriority: ioprio_set %s %lld",
-				      p->io_priority->class_, (long long)p->io_priority->priority);
+		return cv_error_errno(err, "process.ioPriority: ioprio_set %s %lld", p->io_priority->class_,
+				      (long long)p->io_priority->priority);
 	return 0;
 }
 
@@ -381,8 +394,8 @@ int cv_sysctl_apply(const oci_linux *linux_, int new_flags, cv_error_t *err)
 		if (prefixed(key, "net.")) {
 			need = CLONE_NEWNET;
 			ns = "network";
-		} else if (prefixed(key, "kernel.msg") || prefixed(key, "kernel.sem") ||
-			   prefixed(key, "kernel.shm") || prefixed(key, "fs.mqueue.")) {
+		} else if (prefixed(key, "kernel.msg") || prefixed(key, "kernel.sem") || prefixed(key, "kernel.shm") ||
+			   prefixed(key, "fs.mqueue.")) {
 			need = CLONE_NEWIPC;
 			ns = "ipc";
 		} else if (strcmp(key, "kernel.hostname") == 0 || strcmp(key, "kernel.domainname") == 0) {
@@ -390,12 +403,11 @@ int cv_sysctl_apply(const oci_linux *linux_, int new_flags, cv_error_t *err)
 			ns = "uts";
 		} else
 			return cv_error(err, EPERM,
-					"linux.sysctl: \"%s\" is not namespaced and cannot be set in a container",
-					key);
+					"linux.sysctl: \"%s\" is not namespaced and cannot be set in a container", key);
 		if (!(new_flags & need))
 			return cv_error(err, EPERM,
-					"linux.sysctl: \"%s\" needs the container to have its own %s namespace",
-					key, ns);
+					"linux.sysctl: \"%s\" needs the container to have its own %s namespace", key,
+					ns);
 		cleanup_free char *path = NULL;
 		if (asprintf(&path, "sys/%s", key) < 0)
 			return cv_error(err, ENOMEM, "sysctl");

@@ -234,8 +234,8 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 		if (rootfd < 0)
 			return -1;
 		r = cv_console_new_pty(rootfd, p->has_console_size ? p->console_height : 0,
-				       p->has_console_size ? p->console_width : 0, &console_master,
-				       &console_slave, err);
+				       p->has_console_size ? p->console_width : 0, &console_master, &console_slave,
+				       err);
 		if (r < 0)
 			return r;
 		r = cv_rootfs_bind_console(&rc, console_slave, err);
@@ -385,7 +385,8 @@ void cv_child_main(const struct cv_child_config *c)
 	cleanup_free char *listen_fds = NULL;
 
 	/* stderr is about to be the container's: our lines go to the parent */
-	cv_log_set_sink(cv_sync_log_sink, (void *)&c->sync_fd, cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_INFO);
+	cv_log_set_sink(cv_sync_log_sink, (void *)&c->sync_fd,
+			cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_INFO);
 
 	for (int fd = 0; c->stdio && fd < 3; fd++)
 		if (c->stdio[fd] >= 0 && dup2(c->stdio[fd], fd) < 0) {
@@ -431,7 +432,8 @@ void cv_exec_child_main(const struct cv_exec_child_config *x)
 	const oci_process *p = x->p;
 	struct cv_sync_msg m = { .fd = -1 };
 
-	cv_log_set_sink(cv_sync_log_sink, (void *)&x->sync_fd, cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_INFO);
+	cv_log_set_sink(cv_sync_log_sink, (void *)&x->sync_fd,
+			cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_INFO);
 
 	/* Nothing runs before the runtime has put us in the container's cgroup
 	 * (joining a v1 cpuset resets the cpu affinity, among others). */

@@ -20,28 +20,28 @@ struct cv_child_config {
 	const char *rootfs;
 	const char *id;
 	const struct cv_ns_plan *plan;
-	bool cloned_new_ns;        /* the new namespaces came with clone3 */
+	bool cloned_new_ns; /* the new namespaces came with clone3 */
 	int sync_fd;
-	int exec_fifo_fd;          /* exec.fifo, O_PATH (create); -1 for run */
+	int exec_fifo_fd; /* exec.fifo, O_PATH (create); -1 for run */
 	const struct cv_seccomp *seccomp;
 	bool no_pivot;
 	bool no_new_keyring;
-	int preserve_fds;          /* beyond stdio, including LISTEN_FDS */
-	int listen_fds;            /* LISTEN_FDS passed through from the caller */
+	int preserve_fds; /* beyond stdio, including LISTEN_FDS */
+	int listen_fds;   /* LISTEN_FDS passed through from the caller */
 	/* v1 cgroup directories joined by the child first thing (may be NULL) */
 	struct cv_cgroup_self_join *cgroup_join;
-	bool unshare_cgroupns;     /* CLONE_NEWCGROUP left to the child, after the join */
-	const int *mount_fds;      /* cv_rootfs_idmap_prepare's fds, or NULL */
+	bool unshare_cgroupns;                 /* CLONE_NEWCGROUP left to the child, after the join */
+	const int *mount_fds;                  /* cv_rootfs_idmap_prepare's fds, or NULL */
 	const struct cv_rootfs_pruned *pruned; /* cv_rootfs_pruned_prepare's, or NULL */
-	bool die_with_parent;      /* SIGKILL when the runtime dies (cvisor do) */
-	bool ns_handshake;         /* stop after the namespaces for the runtime (NS_READY) */
-	bool no_start_wait;        /* after READY straight on to execve (cvisor do) */
+	bool die_with_parent;                  /* SIGKILL when the runtime dies (cvisor do) */
+	bool ns_handshake;                     /* stop after the namespaces for the runtime (NS_READY) */
+	bool no_start_wait;                    /* after READY straight on to execve (cvisor do) */
 	/* cvisor do: the fds that become 0, 1 and 2 first thing (-1: keep
 	 * the inherited one); NULL: keep all three */
 	const int *stdio;
-	int console_mask;          /* process.terminal: the fds the pty becomes (cv_console_make_stdio) */
-	bool init;                 /* fork before execve and stay as PID 1 (init.h) */
-	int init_status_fd;        /* the init's status fd, or -1 */
+	int console_mask;   /* process.terminal: the fds the pty becomes (cv_console_make_stdio) */
+	bool init;          /* fork before execve and stay as PID 1 (init.h) */
+	int init_status_fd; /* the init's status fd, or -1 */
 };
 
 /* create's and run's container process, from its clone to execve. */
@@ -49,10 +49,10 @@ __attribute__((noreturn)) void cv_child_main(const struct cv_child_config *c);
 
 struct cv_exec_child_config {
 	const oci_process *p;
-	const oci_linux *linux_;   /* the container's */
-	int init_pidfd;            /* the container's init, for its namespaces */
-	int ns_flags;              /* every namespace of the container except pid */
-	int root_fd;               /* without a mount namespace: the root to chroot to, else -1 */
+	const oci_linux *linux_; /* the container's */
+	int init_pidfd;          /* the container's init, for its namespaces */
+	int ns_flags;            /* every namespace of the container except pid */
+	int root_fd;             /* without a mount namespace: the root to chroot to, else -1 */
 	bool userns;
 	int sync_fd;
 	int preserve_fds;
@@ -77,24 +77,24 @@ __attribute__((noreturn)) void cv_exec_child_main(const struct cv_exec_child_con
  * the runtime over sync_fd, then _exit(127). */
 struct cv_process_finish {
 	const oci_process *p;
-	const oci_linux *linux_;   /* personality */
+	const oci_linux *linux_; /* personality */
 	/* linux.memoryPolicy: create's init only, as in runc (exec's
 	 * processes keep the runtime's default policy) */
 	const oci_memory_policy *memory_policy;
 	const struct cv_seccomp *seccomp;
 	int sync_fd;
-	int keep_fds;              /* fds 3 .. 3+keep_fds-1 stay open over execve */
+	int keep_fds; /* fds 3 .. 3+keep_fds-1 stay open over execve */
 	/* in a user namespace, where setgroups may be denied (an unprivileged
 	 * caller's maps): the groups then stay as they are */
 	bool in_userns;
-	bool exec_cpu_affinity;    /* apply process.execCPUAffinity.final (exec) */
-	char *const *extra_env;    /* after process.env (LISTEN_FDS), or NULL */
+	bool exec_cpu_affinity; /* apply process.execCPUAffinity.final (exec) */
+	char *const *extra_env; /* after process.env (LISTEN_FDS), or NULL */
 	/* create's READY and wait for start, once the credentials are final;
 	 * may be NULL */
 	int (*before_exec)(void *arg, cv_error_t *err);
 	void *arg;
-	bool init;                 /* stay as PID 1 and start the program (init.h) */
-	int init_status_fd;        /* the init's status fd, or -1 */
+	bool init;          /* stay as PID 1 and start the program (init.h) */
+	int init_status_fd; /* the init's status fd, or -1 */
 };
 __attribute__((noreturn)) void cv_process_finish(const struct cv_process_finish *f);
 

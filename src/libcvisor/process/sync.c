@@ -18,8 +18,7 @@ struct hdr {
 	int32_t errnum;
 };
 
-int cv_sync_send(int sock, uint32_t type, int errnum, const void *payload, size_t len, int fd,
-		 cv_error_t *err)
+int cv_sync_send(int sock, uint32_t type, int errnum, const void *payload, size_t len, int fd, cv_error_t *err)
 {
 	struct hdr h = { type, errnum };
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
@@ -99,7 +98,9 @@ void cv_sync_prefer_child_error(int sock, cv_error_t *err)
 			return;
 		}
 		if (m.type == CV_SYNC_LOG) {
-			cv_log(m.errnum < CV_LOG_ERROR ? CV_LOG_ERROR : m.errnum > CV_LOG_DEBUG ? CV_LOG_DEBUG : m.errnum,
+			cv_log(m.errnum < CV_LOG_ERROR   ? CV_LOG_ERROR
+			       : m.errnum > CV_LOG_DEBUG ? CV_LOG_DEBUG
+							 : m.errnum,
 			       "%s", m.payload ? m.payload : "");
 			cv_sync_msg_release(&m);
 			continue;
@@ -119,7 +120,9 @@ int cv_sync_recv_logged(int sock, struct cv_sync_msg *m, cv_error_t *err)
 		int r = cv_sync_recv(sock, m, err);
 		if (r < 0 || m->type != CV_SYNC_LOG)
 			return r;
-		int level = m->errnum < CV_LOG_ERROR ? CV_LOG_ERROR : m->errnum > CV_LOG_DEBUG ? CV_LOG_DEBUG : m->errnum;
+		int level = m->errnum < CV_LOG_ERROR   ? CV_LOG_ERROR
+			    : m->errnum > CV_LOG_DEBUG ? CV_LOG_DEBUG
+						       : m->errnum;
 		cv_log(level, "%s", m->payload ? m->payload : "");
 		cv_sync_msg_release(m);
 	}

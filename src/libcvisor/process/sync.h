@@ -13,18 +13,18 @@
 #include "error.h"
 
 enum cv_sync_type {
-	CV_SYNC_ERROR = 1,   /* child -> parent: errnum + message */
-	CV_SYNC_NS_READY,    /* child -> parent: namespaces exist; write maps, cgroup */
-	CV_SYNC_CONTINUE,    /* parent -> child: go on (payload: hook state JSON) */
-	CV_SYNC_HOOKS,       /* child -> parent: mounts done, run prestart/createRuntime */
-	CV_SYNC_CONSOLE,     /* child -> parent: pty master fd */
-	CV_SYNC_READY,       /* child -> parent: blocked before execve; helper -> library:
+	CV_SYNC_ERROR = 1,    /* child -> parent: errnum + message */
+	CV_SYNC_NS_READY,     /* child -> parent: namespaces exist; write maps, cgroup */
+	CV_SYNC_CONTINUE,     /* parent -> child: go on (payload: hook state JSON) */
+	CV_SYNC_HOOKS,        /* child -> parent: mounts done, run prestart/createRuntime */
+	CV_SYNC_CONSOLE,      /* child -> parent: pty master fd */
+	CV_SYNC_READY,        /* child -> parent: blocked before execve; helper -> library:
 			      * first message, errnum = the report protocol's version */
-	CV_SYNC_START,       /* parent -> child: exec now (run's fast path) */
-	CV_SYNC_PID,         /* helper -> library: errnum = pid, fd = a pidfd of the process run */
-	CV_SYNC_SECCOMP,     /* child -> parent: errnum = the seccomp listener fd number */
-	CV_SYNC_LOG,         /* helper -> library: errnum = level, payload = the line */
-	CV_SYNC_EXIT,        /* helper -> library, last: errnum = its exit status */
+	CV_SYNC_START,        /* parent -> child: exec now (run's fast path) */
+	CV_SYNC_PID,          /* helper -> library: errnum = pid, fd = a pidfd of the process run */
+	CV_SYNC_SECCOMP,      /* child -> parent: errnum = the seccomp listener fd number */
+	CV_SYNC_LOG,          /* helper -> library: errnum = level, payload = the line */
+	CV_SYNC_EXIT,         /* helper -> library, last: errnum = its exit status */
 	CV_SYNC_KEEPER_READY, /* sandbox keeper -> library: the root is mounted (sandbox/keeper.h) */
 };
 
@@ -34,13 +34,12 @@ enum cv_sync_type {
 struct cv_sync_msg {
 	uint32_t type;
 	int32_t errnum;
-	uint32_t len;    /* payload bytes, payload is NUL-terminated in memory */
-	char *payload;   /* malloc'd or NULL */
-	int fd;          /* received fd or -1 */
+	uint32_t len;  /* payload bytes, payload is NUL-terminated in memory */
+	char *payload; /* malloc'd or NULL */
+	int fd;        /* received fd or -1 */
 };
 
-int cv_sync_send(int sock, uint32_t type, int errnum, const void *payload, size_t len, int fd,
-		 cv_error_t *err);
+int cv_sync_send(int sock, uint32_t type, int errnum, const void *payload, size_t len, int fd, cv_error_t *err);
 /* Sends an error object as CV_SYNC_ERROR (best effort). */
 void cv_sync_send_error(int sock, cv_error_t e);
 /* Receives one message. EOF is an error: "process exited unexpectedly". */

@@ -127,7 +127,8 @@ static int agent_tree(const char *op, const char *path, const char *arg)
 		if (!real)
 			return agent_fail(errno, "extract into", path);
 		if (cv_keeper_not_kept(real)) {
-			fprintf(stderr, "extract into `%s`: /proc, /sys, /dev, /run and /tmp are each run's own and not kept\n",
+			fprintf(stderr,
+				"extract into `%s`: /proc, /sys, /dev, /run and /tmp are each run's own and not kept\n",
 				path);
 			return EXDEV;
 		}

@@ -21,8 +21,7 @@
  * directory was opened before the run, and the file replaces the name
  * instead of being opened through it (no symlink followed, no FIFO waited
  * on, see cv_write_file_atomic). */
-static int write_report(int dirfd, const char *name, const char *path, const cv_sandbox_report *rep,
-			cv_error_t *err)
+static int write_report(int dirfd, const char *name, const char *path, const cv_sandbox_report *rep, cv_error_t *err)
 {
 	cleanup_free char *json = NULL;
 	size_t len = 0;

@@ -44,11 +44,11 @@ static bool under(const char *path, const char *dir)
 /* ---- the root ---- */
 
 struct layers {
-	const char *top;  /* the tmpfs */
-	unsigned next;    /* upper/work directory number */
-	uid_t uid;        /* the program's host identity */
+	const char *top; /* the tmpfs */
+	unsigned next;   /* upper/work directory number */
+	uid_t uid;       /* the program's host identity */
 	gid_t gid;
-	bool userns;      /* mounted in a user namespace of ours (not root) */
+	bool userns; /* mounted in a user namespace of ours (not root) */
 };
 
 /* An overlay of the host mount at MP on TARGET, its upper and work
@@ -154,8 +154,7 @@ static bool has_mount_below(char **mps, const char *dir)
 	return false;
 }
 
-static int skeleton(struct layers *l, char **mps, const char *path, const char *target, int depth,
-		    cv_error_t *err)
+static int skeleton(struct layers *l, char **mps, const char *path, const char *target, int depth, cv_error_t *err)
 {
 	if (!has_mount_below(mps, path))
 		return overlay(l, path, target, false, err);
@@ -169,7 +168,8 @@ static int skeleton(struct layers *l, char **mps, const char *path, const char *
 			continue;
 		char from[PATH_MAX], to[PATH_MAX];
 		struct stat st;
-		if (snprintf(from, sizeof(from), "%s/%s", strcmp(path, "/") ? path : "", e->d_name) >= (int)sizeof(from) ||
+		if (snprintf(from, sizeof(from), "%s/%s", strcmp(path, "/") ? path : "", e->d_name) >=
+			    (int)sizeof(from) ||
 		    snprintf(to, sizeof(to), "%s/%s", target, e->d_name) >= (int)sizeof(to))
 			continue;
 		bool own = false;
@@ -274,7 +274,7 @@ static void run_log(int level, const char *msg, void *data)
 
 struct request {
 	struct cv_keeper_req h;
-	char *buf;          /* the strings */
+	char *buf; /* the strings */
 	size_t len;
 	int fds[CV_KEEPER_NFDS];
 };
@@ -287,8 +287,7 @@ static void request_release(struct request *r)
 }
 
 /* The strings of a request: policy, cwd, then nargs arguments. */
-static int request_strings(struct request *r, const char **policy, const char **cwd, char ***args,
-			   cv_error_t *err)
+static int request_strings(struct request *r, const char **policy, const char **cwd, char ***args, cv_error_t *err)
 {
 	size_t want = 2 + (size_t)r->h.nargs, n = 0;
 	if (r->h.nargs == 0 || r->h.nargs > 4096)
@@ -316,8 +315,8 @@ static int request_strings(struct request *r, const char **policy, const char **
 	return 0;
 }
 
-static int run(const struct cvisor_context *ctx, const char *root, struct request *r, int *exit_code,
-	       char **report, size_t *report_len, cv_error_t *err)
+static int run(const struct cvisor_context *ctx, const char *root, struct request *r, int *exit_code, char **report,
+	       size_t *report_len, cv_error_t *err)
 {
 	const char *json = NULL, *cwd = NULL;
 	cleanup_free char **args = NULL;

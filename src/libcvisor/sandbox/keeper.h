@@ -48,7 +48,13 @@
 #include "files/archive.h"
 
 #define CV_KEEPER_NFDS 5
-enum { CV_KEEPER_FD_STDIN, CV_KEEPER_FD_STDOUT, CV_KEEPER_FD_STDERR, CV_KEEPER_FD_KILL, CV_KEEPER_FD_RESULT };
+enum {
+	CV_KEEPER_FD_STDIN,
+	CV_KEEPER_FD_STDOUT,
+	CV_KEEPER_FD_STDERR,
+	CV_KEEPER_FD_KILL,
+	CV_KEEPER_FD_RESULT
+};
 
 #define CV_KEEPER_REQ_RUN 1u
 #define CV_KEEPER_REQ_MAX (1u << 20) /* bytes of one request */
@@ -62,7 +68,11 @@ struct cv_keeper_req {
 	uint32_t reserved;
 };
 
-enum { CV_KEEPER_REC_LOG = 1, CV_KEEPER_REC_ERROR, CV_KEEPER_REC_REPORT };
+enum {
+	CV_KEEPER_REC_LOG = 1,
+	CV_KEEPER_REC_ERROR,
+	CV_KEEPER_REC_REPORT
+};
 struct cv_keeper_rec {
 	uint32_t type;
 	int32_t value; /* LOG: the level; ERROR: the errno; REPORT: the exit status */

@@ -24,7 +24,18 @@
 #define POLICY_MAX_LIST 4096
 #define POLICY_MAX_PATH 4096
 
-enum kind { K_PATH, K_PATH_LIST, K_ENV_LIST, K_NETWORK, K_BOOL, K_SIZE, K_COUNT, K_CPUS, K_SECONDS, K_USER };
+enum kind {
+	K_PATH,
+	K_PATH_LIST,
+	K_ENV_LIST,
+	K_NETWORK,
+	K_BOOL,
+	K_SIZE,
+	K_COUNT,
+	K_CPUS,
+	K_SECONDS,
+	K_USER
+};
 
 struct key {
 	const char *name;
@@ -162,10 +173,20 @@ static int size_from_text(const char *s, size_t n, uint64_t *out)
 		const char *suffix;
 		uint64_t mult;
 	} units[] = {
-		{ "", 1 },          { "b", 1 },          { "k", 1ull << 10 },  { "kb", 1ull << 10 },
-		{ "kib", 1ull << 10 }, { "m", 1ull << 20 }, { "mb", 1ull << 20 }, { "mib", 1ull << 20 },
-		{ "g", 1ull << 30 }, { "gb", 1ull << 30 }, { "gib", 1ull << 30 }, { "t", 1ull << 40 },
-		{ "tb", 1ull << 40 }, { "tib", 1ull << 40 },
+		{ "", 1 },
+		{ "b", 1 },
+		{ "k", 1ull << 10 },
+		{ "kb", 1ull << 10 },
+		{ "kib", 1ull << 10 },
+		{ "m", 1ull << 20 },
+		{ "mb", 1ull << 20 },
+		{ "mib", 1ull << 20 },
+		{ "g", 1ull << 30 },
+		{ "gb", 1ull << 30 },
+		{ "gib", 1ull << 30 },
+		{ "t", 1ull << 40 },
+		{ "tb", 1ull << 40 },
+		{ "tib", 1ull << 40 },
 	};
 	size_t num = 0;
 	while (num < n && ((s[num] >= '0' && s[num] <= '9') || s[num] == '.'))
@@ -504,7 +525,9 @@ static bool is_list(const struct key *k)
 
 static struct val node_val(const jt_node *n)
 {
-	struct val v = { .node = n, .s = n->s ? n->s : "", .len = n->s ? n->len : 0,
+	struct val v = { .node = n,
+			 .s = n->s ? n->s : "",
+			 .len = n->s ? n->len : 0,
 			 .is_number = n->type == JT_NUMBER };
 	return v;
 }
@@ -682,9 +705,12 @@ int cv_policy_set(cv_policy *p, const char *key, const char *value, cv_error_t *
 const char *cv_policy_network_name(enum cv_policy_network n)
 {
 	switch (n) {
-	case CV_POLICY_NET_NONE: return "none";
-	case CV_POLICY_NET_OUTBOUND: return "outbound";
-	case CV_POLICY_NET_HOST: return "host";
+	case CV_POLICY_NET_NONE:
+		return "none";
+	case CV_POLICY_NET_OUTBOUND:
+		return "outbound";
+	case CV_POLICY_NET_HOST:
+		return "host";
 	}
 	return "?";
 }

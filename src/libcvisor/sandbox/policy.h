@@ -37,13 +37,13 @@ enum cv_policy_network {
 
 /* Limits of the values (the error messages quote them too). */
 #define CV_POLICY_MIN_MEMORY (4ull << 20)
-#define CV_POLICY_MIN_CPUS_MILLI 10ull          /* 0.01 core: the kernel's 1 ms quota */
+#define CV_POLICY_MIN_CPUS_MILLI 10ull /* 0.01 core: the kernel's 1 ms quota */
 #define CV_POLICY_MAX_CPUS_MILLI (4096ull * 1000)
 #define CV_POLICY_MAX_CPU_SECONDS (1ull << 32)
 #define CV_POLICY_MIN_PROCESSES 8ull
-#define CV_POLICY_MAX_PROCESSES 4194304ull      /* PID_MAX_LIMIT */
+#define CV_POLICY_MAX_PROCESSES 4194304ull /* PID_MAX_LIMIT */
 #define CV_POLICY_MIN_OPEN_FILES 16ull
-#define CV_POLICY_MAX_OPEN_FILES 1073741816ull  /* the kernel's NR_OPEN ceiling */
+#define CV_POLICY_MAX_OPEN_FILES 1073741816ull /* the kernel's NR_OPEN ceiling */
 #define CV_POLICY_MAX_TIMEOUT_MS (366ull * 24 * 3600 * 1000)
 #define CV_POLICY_MIN_TMP_SIZE (1ull << 20)
 
@@ -53,19 +53,19 @@ typedef struct {
 	oci_strv writable;
 	oci_strv deny_write;
 	oci_strv deny_read;
-	oci_strv env;    /* "NAME", "PREFIX*" (allowlist) or "NAME=value" */
+	oci_strv env; /* "NAME", "PREFIX*" (allowlist) or "NAME=value" */
 	bool network_set;
 	enum cv_policy_network network;
 	oci_opt_bool allow_host_loopback; /* "outbound": the host's 127.0.0.1 at 10.0.2.2 */
-	oci_opt_u64 memory;        /* bytes */
-	oci_opt_u64 cpus_milli;    /* thousandths of a core */
+	oci_opt_u64 memory;               /* bytes */
+	oci_opt_u64 cpus_milli;           /* thousandths of a core */
 	oci_opt_u64 cpu_seconds;
 	oci_opt_u64 processes;
 	oci_opt_u64 max_file_size; /* bytes */
 	oci_opt_u64 open_files;
 	oci_opt_u64 timeout_ms;
 	oci_opt_u64 max_output_bytes;
-	oci_opt_u64 tmp_size;      /* bytes, each of /tmp and the private workspace */
+	oci_opt_u64 tmp_size; /* bytes, each of /tmp and the private workspace */
 	/* refuse to run when memory, cpus or processes cannot be enforced
 	 * (a non-root caller without a delegated cgroup) */
 	oci_opt_bool require_limits;
@@ -108,14 +108,14 @@ const char *cv_policy_network_name(enum cv_policy_network n);
 
 /* The result of one `cvisor do` run (`--report FILE`). */
 typedef struct {
-	int exit_code;         /* the program's, 128+n when killed by signal n */
-	int signal;            /* 0 when it exited */
+	int exit_code; /* the program's, 128+n when killed by signal n */
+	int signal;    /* 0 when it exited */
 	bool timed_out;
-	bool cancelled;         /* ended through the kill fd (a library's cancel) */
-	bool limit_memory;     /* the OOM killer acted (memory.oom_kill counter) */
-	bool limit_processes;  /* fork failed at the pids limit (pids.events max) */
-	bool limit_cpu_seconds;/* SIGXCPU, or SIGKILL after the RLIMIT_CPU soft limit */
-	bool limit_max_file_size; /* SIGXFSZ */
+	bool cancelled;                          /* ended through the kill fd (a library's cancel) */
+	bool limit_memory;                       /* the OOM killer acted (memory.oom_kill counter) */
+	bool limit_processes;                    /* fork failed at the pids limit (pids.events max) */
+	bool limit_cpu_seconds;                  /* SIGXCPU, or SIGKILL after the RLIMIT_CPU soft limit */
+	bool limit_max_file_size;                /* SIGXFSZ */
 	bool stdout_truncated, stderr_truncated; /* max_output_bytes */
 	/* limits of the policy that this run could not enforce (no delegated
 	 * cgroup for a non-root caller): "not_enforced": ["memory", ...] */
@@ -124,7 +124,7 @@ typedef struct {
 	bool cpu_known;
 	uint64_t cpu_ms;
 	bool peak_memory_known;
-	uint64_t peak_memory;  /* bytes */
+	uint64_t peak_memory; /* bytes */
 	/* bytes in use at the end of the run in /tmp and in the private
 	 * workspace (tmpfs of the sandbox's own; unknown: not measured) */
 	bool tmp_used_known, workspace_used_known;
@@ -134,7 +134,10 @@ typedef struct {
 int cv_sandbox_report_emit(const cv_sandbox_report *r, char **out, size_t *out_len, cv_error_t *err);
 
 void cv_policy_free(cv_policy *p);
-static inline void cv_policy_freep(cv_policy **p) { cv_policy_free(*p); }
+static inline void cv_policy_freep(cv_policy **p)
+{
+	cv_policy_free(*p);
+}
 #define cleanup_policy __attribute__((cleanup(cv_policy_freep)))
 
 #endif

@@ -34,7 +34,10 @@ struct cv_relay {
 };
 
 /* A relay not started (src and dst -1). */
-#define CV_RELAY_INIT { .src = -1, .dst = -1 }
+#define CV_RELAY_INIT                                                                                                  \
+	{                                                                                                              \
+		.src = -1, .dst = -1                                                                                   \
+	}
 
 /* Starts the copy; it ends at src's end of file (or EIO, a pty whose
  * slave is gone). On failure nothing was started and no fd is closed. */

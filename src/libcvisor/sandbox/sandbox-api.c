@@ -43,11 +43,11 @@ struct CvisorSandbox {
 	struct cvisor_context ctx;
 	char *state_root, *helper_path; /* ctx's strings */
 	cv_policy *policy;
-	cv_error_t pending;   /* a setter's refusal, for the next run */
+	cv_error_t pending; /* a setter's refusal, for the next run */
 	bool debug;
-	int pidfd, sock;      /* the keeper; -1 before the first use */
-	cv_error_t dead;      /* why the keeper cannot be used */
-	struct run *runs;     /* captured runs in flight, for cancel */
+	int pidfd, sock;         /* the keeper; -1 before the first use */
+	cv_error_t dead;         /* why the keeper cannot be used */
+	struct run *runs;        /* captured runs in flight, for cancel */
 	CvisorSession *sessions; /* not yet freed (sessions_lock) */
 };
 
@@ -64,10 +64,10 @@ struct CvisorOutput {
 
 /* A run in flight: what the library holds of it. */
 struct run {
-	int out, err;  /* read ends (-1: none) */
-	int in;        /* write end of stdin, or a pty master; -1: none */
-	int kill;      /* write end of the kill pipe */
-	int result;    /* read end of the result pipe */
+	int out, err; /* read ends (-1: none) */
+	int in;       /* write end of stdin, or a pty master; -1: none */
+	int kill;     /* write end of the kill pipe */
+	int result;   /* read end of the result pipe */
 	/* the result pipe's bytes so far */
 	char *res;
 	size_t res_len;
@@ -75,7 +75,10 @@ struct run {
 	struct run *next, *prev; /* sb->runs, while in flight */
 };
 
-#define RUN_INIT { .out = -1, .err = -1, .in = -1, .kill = -1, .result = -1 }
+#define RUN_INIT                                                                                                       \
+	{                                                                                                              \
+		.out = -1, .err = -1, .in = -1, .kill = -1, .result = -1                                               \
+	}
 
 /* What a run is asked to be. */
 struct run_spec {
@@ -85,8 +88,8 @@ struct run_spec {
 	uint64_t timeout_ms;    /* 0: the policy's */
 	uint64_t max_output;    /* 0: the sandbox's */
 	bool pty;
-	bool uncapped;          /* the agent's: output never cut */
-	bool tracked;           /* linked into sb->runs, for cancel */
+	bool uncapped; /* the agent's: output never cut */
+	bool tracked;  /* linked into sb->runs, for cancel */
 };
 
 struct CvisorSession {
@@ -515,18 +518,18 @@ static void run_unlink(CvisorSandbox *sb, struct run *r)
 
 /* Sends one run to the keeper. FDS: the program's stdin, stdout, stderr
  * (the caller keeps and closes them). Fills r->kill and r->result. */
-static int run_send(CvisorSandbox *sb, const struct run_spec *rs, const int fds[3], struct run *r, cv_error_t *err)
+static int run_send(CvisorSandbox *sb, const struct run_spec *rs, const int fds[3], struct run *flight, cv_error_t *err)
 {
 	const char *const *argv = rs->argv;
 	const char *cwd = rs->cwd;
 	int kill_p[2] = { -1, -1 }, res_p[2] = { -1, -1 };
 	cleanup_free char *json = NULL, *buf = NULL;
 	size_t jlen = 0, len, nargs = 0;
-	int ret = -1;
+	int r = -1;
 
 	pthread_mutex_lock(&sb->lock);
 	if (sb->pending) {
-		ret = cv_error_plain(err, sb->pending->errnum, "%s", sb->pending->msg);
+		r = cv_error_plain(err, sb->pending->errnum, "%s", sb->pending->msg);
 		cv_error_release(&sb->pending);
 		goto out;
 	}
@@ -536,15 +539,17 @@ static int run_send(CvisorSandbox *sb, const struct run_spec *rs, const int fds[
 	for (; argv[nargs]; nargs++)
 		len += strlen(argv[nargs]) + 1;
 	if (len > CV_KEEPER_REQ_MAX) {
-		ret = cv_error(err, E2BIG, "sandbox run: the command and policy are too large");
+		r = cv_error(err, E2BIG, "sandbox run: the command and policy are too large");
 		goto out;
 	}
 	if (!(buf = malloc(len))) {
-		ret = cv_error(err, ENOMEM, "sandbox run");
+		r = cv_error(err, ENOMEM, "sandbox run");
 		goto out;
 	}
-	struct cv_keeper_req h = { .type = CV_KEEPER_REQ_RUN, .flags = rs->pty ? CV_KEEPER_FLAG_PTY : 0,
-				   .timeout_ms = rs->timeout_ms, .nargs = (uint32_t)nargs };
+	struct cv_keeper_req h = { .type = CV_KEEPER_REQ_RUN,
+				   .flags = rs->pty ? CV_KEEPER_FLAG_PTY : 0,
+				   .timeout_ms = rs->timeout_ms,
+				   .nargs = (uint32_t)nargs };
 	char *w = buf;
 	memcpy(w, &h, sizeof(h));
 	w += sizeof(h);
@@ -572,21 +577,21 @@ static int run_send(CvisorSandbox *sb, const struct run_spec *rs, const int fds[
 		n = sendmsg(sb->sock, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		ret = cv_error_errno(err, "sandbox run: send to the keeper");
+		r = cv_error_errno(err, "sandbox run: send to the keeper");
 		goto out;
 	}
-	r->kill = steal_fd(&kill_p[1]);
-	r->result = steal_fd(&res_p[0]);
+	flight->kill = steal_fd(&kill_p[1]);
+	flight->result = steal_fd(&res_p[0]);
 	if (rs->tracked)
-		run_link(sb, r);
-	ret = 0;
+		run_link(sb, flight);
+	r = 0;
 out:
 	pthread_mutex_unlock(&sb->lock);
 	for (int i = 0; i < 2; i++) {
 		cv_closep(&kill_p[i]);
 		cv_closep(&res_p[i]);
 	}
-	return ret;
+	return r;
 }
 
 /* Reads what FD has now (all of it, without blocking when NONBLOCK) onto
@@ -768,7 +773,10 @@ CvisorOutput *cvisor_run_with(CvisorSandbox *sb, const struct cvisor_run_options
 		failf(EINVAL, "sandbox run: no program given");
 		return NULL;
 	}
-	struct run_spec rs = { .argv = o.argv, .env = o.env, .cwd = o.cwd, .timeout_ms = o.timeout_ms,
+	struct run_spec rs = { .argv = o.argv,
+			       .env = o.env,
+			       .cwd = o.cwd,
+			       .timeout_ms = o.timeout_ms,
 			       .max_output = o.max_output_bytes };
 	CvisorOutput *out = run_capture(sb, &rs, -1, o.input, o.input_len, -1, &e);
 	if (!out)
@@ -779,8 +787,12 @@ CvisorOutput *cvisor_run_with(CvisorSandbox *sb, const struct cvisor_run_options
 CvisorOutput *cvisor_run_argv(CvisorSandbox *sb, const char *const *argv, const char *cwd, const uint8_t *input,
 			      size_t input_len, uint64_t timeout_ms)
 {
-	struct cvisor_run_options o = { .struct_size = sizeof(o), .argv = argv, .cwd = cwd, .input = input,
-					.input_len = input_len, .timeout_ms = timeout_ms };
+	struct cvisor_run_options o = { .struct_size = sizeof(o),
+					.argv = argv,
+					.cwd = cwd,
+					.input = input,
+					.input_len = input_len,
+					.timeout_ms = timeout_ms };
 	return cvisor_run_with(sb, &o);
 }
 
@@ -887,8 +899,8 @@ static int agent_path(CvisorSandbox *sb, char *buf, size_t size, cv_error_t *err
 /* Runs the agent: `cvisor-agent OP PATH [ARG]`, with stdin
  * IN_FD (or INPUT) and stdout OUT_FD (-1: captured into *DATA); a failure
  * of the agent becomes its errno and message. */
-static int agent(CvisorSandbox *sb, const char *op, const char *path, const char *arg, int in_fd,
-		 const uint8_t *input, size_t input_len, int out_fd, uint8_t **data, size_t *len, cv_error_t *err)
+static int agent(CvisorSandbox *sb, const char *op, const char *path, const char *arg, int in_fd, const uint8_t *input,
+		 size_t input_len, int out_fd, uint8_t **data, size_t *len, cv_error_t *err)
 {
 	if (!sb || !path)
 		return cv_error(err, EINVAL, "sandbox %s: a NULL argument", op);
@@ -1217,15 +1229,15 @@ static uint8_t *session_take(CvisorSession *s, bool err, size_t *len)
 	session_poll(s);
 	uint8_t **b = err ? &s->err : &s->out;
 	size_t *n = err ? &s->err_len : &s->out_len;
-	uint8_t *ret = *n ? *b : NULL;
-	if (ret) {
+	uint8_t *data = *n ? *b : NULL;
+	if (data) {
 		if (len)
 			*len = *n;
 		*b = NULL;
 		*n = 0;
 	}
 	pthread_mutex_unlock(&s->lock);
-	return ret;
+	return data;
 }
 
 uint8_t *cvisor_session_read_stdout(CvisorSession *s, size_t *len)

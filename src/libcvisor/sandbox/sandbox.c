@@ -27,10 +27,11 @@
 #define CPU_PERIOD_US 100000ull
 
 /* Namespace flags a sandboxed program may not pass to clone(2). */
-#define NS_CLONE_FLAGS                                                                        \
-	{ 0x00020000 /* NEWNS */, 0x02000000 /* NEWCGROUP */, 0x04000000 /* NEWUTS */,        \
-	  0x08000000 /* NEWIPC */, 0x10000000 /* NEWUSER */, 0x20000000 /* NEWPID */,          \
-	  0x40000000 /* NEWNET */ }
+#define NS_CLONE_FLAGS                                                                                                 \
+	{                                                                                                              \
+		0x00020000 /* NEWNS */, 0x02000000 /* NEWCGROUP */, 0x04000000 /* NEWUTS */, 0x08000000 /* NEWIPC */,  \
+			0x10000000 /* NEWUSER */, 0x20000000 /* NEWPID */, 0x40000000 /* NEWNET */                     \
+	}
 
 /* ---- small builders ---- */
 
@@ -65,8 +66,8 @@ static bool strv_has(const oci_strv *l, const char *s)
 	return false;
 }
 
-static int add_mount(oci_spec *s, const char *dest, const char *type, const char *src,
-		     const char *const *opts, cv_error_t *err)
+static int add_mount(oci_spec *s, const char *dest, const char *type, const char *src, const char *const *opts,
+		     cv_error_t *err)
 {
 	oci_mount *nm = realloc(s->mounts, (s->mounts_len + 1) * sizeof(*nm));
 	if (!nm)
@@ -125,7 +126,8 @@ static int expand(const char *path, const struct cv_sandbox_host *h, const char 
 {
 	if (path[0] == '~') {
 		if (!h->home || h->home[0] != '/')
-			return cv_error(err, 0, "policy: %s: `%s`: the caller's home directory is unknown (HOME is not set)",
+			return cv_error(err, 0,
+					"policy: %s: `%s`: the caller's home directory is unknown (HOME is not set)",
 					key, path);
 		size_t hl = strlen(h->home);
 		while (hl > 1 && h->home[hl - 1] == '/')
@@ -253,28 +255,66 @@ static int build_env(const cv_policy *p, const struct cv_sandbox_host *h, oci_st
  * programs have used to escalate out of reach altogether. */
 static const char *const deny_syscalls[] = {
 	/* the filesystem view is fixed: no mount API, no chroot games */
-	"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
-	"fsconfig", "fsmount", "fspick", "mount_setattr",
+	"mount",
+	"umount",
+	"umount2",
+	"pivot_root",
+	"chroot",
+	"move_mount",
+	"open_tree",
+	"fsopen",
+	"fsconfig",
+	"fsmount",
+	"fspick",
+	"mount_setattr",
 	/* new namespaces, user namespaces above all, expose kernel code meant
 	 * for root to unprivileged users (many local root exploits start with
 	 * unshare(CLONE_NEWUSER)); clone(2) with namespace flags is refused by
 	 * the argument rules below */
-	"unshare", "setns",
+	"unshare",
+	"setns",
 	/* kernel code loading and replacement */
-	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+	"init_module",
+	"finit_module",
+	"delete_module",
+	"kexec_load",
+	"kexec_file_load",
 	/* large, frequently exploited interfaces ordinary programs do without */
-	"bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+	"bpf",
+	"perf_event_open",
+	"userfaultfd",
+	"io_uring_setup",
+	"io_uring_enter",
 	"io_uring_register",
 	/* other processes' memory (even inside the sandbox) */
-	"ptrace", "process_vm_readv", "process_vm_writev",
+	"ptrace",
+	"process_vm_readv",
+	"process_vm_writev",
 	/* the kernel keyring is not namespaced */
-	"keyctl", "add_key", "request_key",
+	"keyctl",
+	"add_key",
+	"request_key",
 	/* file handles bypass path-based confinement (the "shocker" escape) */
-	"open_by_handle_at", "name_to_handle_at",
+	"open_by_handle_at",
+	"name_to_handle_at",
 	/* host administration */
-	"reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog", "settimeofday",
-	"clock_settime", "clock_adjtime", "vhangup", "iopl", "ioperm", "lookup_dcookie",
-	"nfsservctl", "uselib", "fanotify_init",
+	"reboot",
+	"swapon",
+	"swapoff",
+	"acct",
+	"quotactl",
+	"quotactl_fd",
+	"syslog",
+	"settimeofday",
+	"clock_settime",
+	"clock_adjtime",
+	"vhangup",
+	"iopl",
+	"ioperm",
+	"lookup_dcookie",
+	"nfsservctl",
+	"uselib",
+	"fanotify_init",
 };
 
 /* ioctls injecting input into the caller's terminal (stdin passes through). */
@@ -309,7 +349,8 @@ static int add_arg(oci_seccomp_syscall *r, uint32_t index, uint64_t mask, uint64
 	if (!na)
 		return cv_error(err, ENOMEM, "sandbox seccomp");
 	r->args = na;
-	na[r->args_len] = (oci_seccomp_arg){ .index = index, .value = mask,
+	na[r->args_len] = (oci_seccomp_arg){ .index = index,
+					     .value = mask,
 					     .value_two = { .set = true, .v = value },
 					     .op = strdup("SCMP_CMP_MASKED_EQ") };
 	return na[r->args_len++].op ? 0 : cv_error(err, ENOMEM, "sandbox seccomp");
@@ -321,9 +362,9 @@ static const struct {
 	uint32_t mode_arg;
 	int flags_arg; /* the open flags: only a creating open takes a mode; -1: always */
 } mode_syscalls[] = {
-	{ "chmod", 1, -1 },   { "fchmod", 1, -1 },  { "fchmodat", 2, -1 }, { "fchmodat2", 2, -1 },
-	{ "creat", 1, -1 },   { "open", 2, 1 },     { "openat", 3, 2 },    { "mknod", 1, -1 },
-	{ "mknodat", 2, -1 }, { "mkdir", 1, -1 },   { "mkdirat", 2, -1 },
+	{ "chmod", 1, -1 },   { "fchmod", 1, -1 }, { "fchmodat", 2, -1 }, { "fchmodat2", 2, -1 },
+	{ "creat", 1, -1 },   { "open", 2, 1 },    { "openat", 3, 2 },    { "mknod", 1, -1 },
+	{ "mknodat", 2, -1 }, { "mkdir", 1, -1 },  { "mkdirat", 2, -1 },
 };
 
 /* No set-user-ID or set-group-ID file: the workspace takes the run's files
@@ -404,8 +445,7 @@ int cv_sandbox_seccomp(enum cv_policy_network net, bool deny_listen, oci_seccomp
 	for (size_t i = 0; i < sizeof(deny_ioctls) / sizeof(deny_ioctls[0]); i++) {
 		oci_seccomp_syscall *r;
 		/* compare the low 32 bits: the kernel truncates the request to int */
-		if (add_rule(sc, ioctl, 1, EPERM, &r, err) < 0 ||
-		    add_arg(r, 1, 0xffffffffull, deny_ioctls[i], err) < 0)
+		if (add_rule(sc, ioctl, 1, EPERM, &r, err) < 0 || add_arg(r, 1, 0xffffffffull, deny_ioctls[i], err) < 0)
 			return -1;
 	}
 	if (add_setid_rules(sc, err) < 0)
@@ -617,20 +657,23 @@ static int check_credentials(const struct cv_sandbox_host *h, const char *key, c
 			if (!forms[k])
 				continue;
 			if (under(real, forms[k]) && strcmp(given, real) != 0)
-				return cv_error(err, 0,
-						"policy: %s: `%s` resolves to `%s`, in `%s` of the credential list: the "
-						"credential list always wins over writable directories",
-						key, given, real, creds[i]);
+				return cv_error(
+					err, 0,
+					"policy: %s: `%s` resolves to `%s`, in `%s` of the credential list: the "
+					"credential list always wins over writable directories",
+					key, given, real, creds[i]);
 			if (under(real, forms[k]))
-				return cv_error(err, 0,
-						"policy: %s: `%s` is in `%s` of the credential list: the credential list "
-						"always wins over writable directories",
-						key, given, creds[i]);
+				return cv_error(
+					err, 0,
+					"policy: %s: `%s` is in `%s` of the credential list: the credential list "
+					"always wins over writable directories",
+					key, given, creds[i]);
 			if (under(forms[k], real))
-				return cv_error(err, 0,
-						"policy: %s: `%s` holds `%s` (`%s` of the credential list): the credential "
-						"list always wins over writable directories",
-						key, given, forms[k], creds[i]);
+				return cv_error(
+					err, 0,
+					"policy: %s: `%s` holds `%s` (`%s` of the credential list): the credential "
+					"list always wins over writable directories",
+					key, given, forms[k], creds[i]);
 		}
 	}
 	return 0;
@@ -657,7 +700,7 @@ static int protect_ancestors(struct areas *a, const char *denied, cv_error_t *er
 {
 	const struct area *in = innermost(a, denied);
 	if (!in || !in->rw)
-		return 0; /* out of the program's reach already */
+		return 0;    /* out of the program's reach already */
 	struct area w = *in; /* a->v moves as areas are added */
 	const char *slash = denied + strlen(w.path);
 	while ((slash = strchr(slash + 1, '/'))) {
@@ -693,8 +736,8 @@ static int add_areas(struct areas *a, const struct cv_sandbox_host *h, oci_spec 
 		}
 	for (size_t i = 0; i < a->len; i++) {
 		const struct area *ar = &a->v[i];
-		const char *const o[] = { "rbind", ar->rw ? "rw" : "ro", "nosuid", "nodev", ar->mapped ? "idmap" : NULL,
-					  NULL };
+		const char *const o[] = { "rbind", ar->rw ? "rw" : "ro",        "nosuid",
+					  "nodev", ar->mapped ? "idmap" : NULL, NULL };
 		if (add_mount(s, ar->path, "bind", ar->path, o, err) < 0)
 			return -1;
 		if (!ar->mapped)
@@ -704,9 +747,11 @@ static int add_areas(struct areas *a, const struct cv_sandbox_host *h, oci_spec 
 		m->gid_mappings.v = malloc(sizeof(oci_id_mapping));
 		if (!m->uid_mappings.v || !m->gid_mappings.v)
 			return cv_error(err, ENOMEM, "sandbox spec");
-		m->uid_mappings.v[0] = (oci_id_mapping){ .container_id = ar->owner_uid, .host_id = (uint32_t)h->sandbox_uid,
+		m->uid_mappings.v[0] = (oci_id_mapping){ .container_id = ar->owner_uid,
+							 .host_id = (uint32_t)h->sandbox_uid,
 							 .size = 1 };
-		m->gid_mappings.v[0] = (oci_id_mapping){ .container_id = ar->owner_gid, .host_id = (uint32_t)h->sandbox_gid,
+		m->gid_mappings.v[0] = (oci_id_mapping){ .container_id = ar->owner_gid,
+							 .host_id = (uint32_t)h->sandbox_gid,
 							 .size = 1 };
 		m->uid_mappings.len = m->gid_mappings.len = 1;
 	}
@@ -726,13 +771,14 @@ static void tmp_size_opt(const cv_policy *p, const struct cv_sandbox_host *h, ch
 	snprintf(buf, size, "size=%llu", (unsigned long long)v);
 }
 
-static int build_mounts(const cv_policy *p, const struct cv_sandbox_host *h, uint32_t uid, uint32_t gid,
-			oci_spec *s, cv_error_t *err)
+static int build_mounts(const cv_policy *p, const struct cv_sandbox_host *h, uint32_t uid, uint32_t gid, oci_spec *s,
+			cv_error_t *err)
 {
 	char size[40];
 	tmp_size_opt(p, h, size, sizeof(size));
 	static const char *const proc_o[] = { "nosuid", "noexec", "nodev", NULL };
-	static const char *const dev_o[] = { "nosuid", "strictatime", "mode=755", "size=" CV_SANDBOX_SMALL_TMPFS, NULL };
+	static const char *const dev_o[] = { "nosuid", "strictatime", "mode=755", "size=" CV_SANDBOX_SMALL_TMPFS,
+					     NULL };
 	static const char *const pts_o[] = { "nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", NULL };
 	static const char *const shm_o[] = { "nosuid", "noexec", "nodev", "mode=1777", "size=" CV_SANDBOX_SMALL_TMPFS,
 					     NULL };
@@ -821,11 +867,11 @@ static int build_masks(const cv_policy *p, const struct cv_sandbox_host *h, cons
 	/* kernel interfaces no sandbox needs (runc's defaults) */
 	static const char *const masked[] = { "/proc/acpi", "/proc/asound", "/proc/interrupts", "/proc/kcore",
 					      "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
-					      "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
-					      "/sys/firmware", "/sys/devices/virtual/powercap",
+					      "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
+					      "/sys/devices/virtual/powercap",
 					      /* the physical address of the kernel's crash notes */
 					      "/sys/kernel/vmcoreinfo", NULL };
-	static const char *const readonly[] = { "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+	static const char *const readonly[] = { "/proc/bus",           "/proc/fs", "/proc/irq", "/proc/sys",
 						"/proc/sysrq-trigger", NULL };
 	static const char *const defaults[] = { CV_SANDBOX_DEFAULT_DENY_READ };
 	if (strv_addv(&l->masked_paths, masked, err) < 0 || strv_addv(&l->readonly_paths, readonly, err) < 0)
@@ -899,7 +945,8 @@ static int build_network_hook(const cv_policy *p, const struct cv_sandbox_host *
 {
 	if (p->network != CV_POLICY_NET_OUTBOUND) {
 		if (p->allow_host_loopback.set && p->allow_host_loopback.v)
-			return cv_error(err, 0, "policy: allow_host_loopback: only meaningful with network \"outbound\"");
+			return cv_error(err, 0,
+					"policy: allow_host_loopback: only meaningful with network \"outbound\"");
 		return 0;
 	}
 	const char *hook = h->slirp_hook ? h->slirp_hook : CV_SANDBOX_SLIRP_HOOK;
@@ -929,7 +976,8 @@ static int build_network_hook(const cv_policy *p, const struct cv_sandbox_host *
 
 void cv_sandbox_do_only_keys(const cv_policy *p, char *buf, size_t size)
 {
-	const char *keys[] = { p->timeout_ms.set ? "timeout" : NULL, p->max_output_bytes.set ? "max_output_bytes" : NULL,
+	const char *keys[] = { p->timeout_ms.set ? "timeout" : NULL,
+			       p->max_output_bytes.set ? "max_output_bytes" : NULL,
 			       p->require_limits.set && p->require_limits.v ? "require_limits" : NULL };
 	buf[0] = '\0';
 	for (size_t i = 0, n = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -1033,7 +1081,8 @@ int cv_sandbox_spec(const cv_policy *p, const struct cv_sandbox_host *h, char *c
 		if (!(s->process->cwd = strdup(p->run_cwd)))
 			return cv_error(err, ENOMEM, "sandbox spec");
 	}
-	if (cv_sandbox_seccomp(p->network, p->deny_listen.set && p->deny_listen.v, &l->seccomp, err) < 0 || build_network_hook(p, h, s, err) < 0)
+	if (cv_sandbox_seccomp(p->network, p->deny_listen.set && p->deny_listen.v, &l->seccomp, err) < 0 ||
+	    build_network_hook(p, h, s, err) < 0)
 		return -1;
 
 	char buf[32];

@@ -65,19 +65,17 @@
 
 /* The credential stores masked by default: ONE list, used by the code and
  * quoted by the documentation. "~/" is the caller's home. */
-#define CV_SANDBOX_DEFAULT_DENY_READ                                                          \
-	"~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube",           \
-		"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.npmrc",       \
-		"~/.pypirc", "~/.config/gh", "~/.password-store", "~/.local/share/keyrings", \
-		"/etc/shadow", "/etc/gshadow", "/etc/ssh", "/root"
+#define CV_SANDBOX_DEFAULT_DENY_READ                                                                                   \
+	"~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker/config.json",            \
+		"~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.config/gh", "~/.password-store",        \
+		"~/.local/share/keyrings", "/etc/shadow", "/etc/gshadow", "/etc/ssh", "/root"
 
 /* The caller's variables that reach the program by default ("X*" is a
  * prefix). Everything else needs the policy's env. */
-#define CV_SANDBOX_DEFAULT_ENV                                                                  \
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE",         \
-		"LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES", "LC_PAPER",       \
-		"LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION", "TERM", \
-		"COLORTERM", "NO_COLOR", "TZ"
+#define CV_SANDBOX_DEFAULT_ENV                                                                                         \
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", \
+		"LC_COLLATE", "LC_MONETARY", "LC_MESSAGES", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",       \
+		"LC_MEASUREMENT", "LC_IDENTIFICATION", "TERM", "COLORTERM", "NO_COLOR", "TZ"
 
 /* Where the private workspace lives inside the sandbox. */
 #define CV_SANDBOX_PRIVATE_WORKSPACE "/tmp/workspace"
@@ -142,8 +140,8 @@ int cv_sandbox_host_init(struct cv_sandbox_host *host, bool find_slirp, cv_error
 /* Builds the spec running ARGS (NULL-terminated, may be NULL for `spec
  * --policy`, which then runs "sh") under POLICY. Errors name the policy key
  * ("policy: writable: `/nope`: No such file or directory"). */
-int cv_sandbox_spec(const cv_policy *policy, const struct cv_sandbox_host *host, char *const *args,
-		    oci_spec **out, cv_error_t *err);
+int cv_sandbox_spec(const cv_policy *policy, const struct cv_sandbox_host *host, char *const *args, oci_spec **out,
+		    cv_error_t *err);
 
 /* The writable bind of SPEC (workspace or writable path, bound at its host
  * path) that holds the host path PATH, or NULL. */

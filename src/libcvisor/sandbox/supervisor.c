@@ -418,7 +418,7 @@ static int stdio_pipe(int fds[2], cv_error_t *err)
 static int open_storage(pid_t init, const char *path)
 {
 	char p[PATH_MAX];
-	snprintf(p, sizeof p, "/proc/%d/root/%s", (int)init, path);
+	snprintf(p, sizeof(p), "/proc/%d/root/%s", (int)init, path);
 	int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct statfs st;
 	if (fd >= 0 && (fstatfs(fd, &st) < 0 || st.f_type != TMPFS_MAGIC)) {
@@ -441,7 +441,13 @@ static bool storage_used(int fd, uint64_t *out)
 
 /* ---- one run ---- */
 
-enum { RELAY_IN, RELAY_OUT, RELAY_ERR, RELAY_PTY, NRELAYS };
+enum {
+	RELAY_IN,
+	RELAY_OUT,
+	RELAY_ERR,
+	RELAY_PTY,
+	NRELAYS
+};
 
 struct run {
 	const struct cvisor_context *ctx;
@@ -453,18 +459,18 @@ struct run {
 	int watch_fd;
 	pid_t watcher;
 	enum route route[3];
-	int tty;      /* the caller's terminal the pty stands for (an fd of 0-2), -1 without */
+	int tty; /* the caller's terminal the pty stands for (an fd of 0-2), -1 without */
 	struct cv_relay relay[NRELAYS];
-	bool raw;     /* the caller's stdin (a terminal) in raw mode, saved in termios */
+	bool raw; /* the caller's stdin (a terminal) in raw mode, saved in termios */
 	struct termios termios;
 	/* the caller's keystrokes on their way to the pty (stdin in raw mode) */
 	char keys[4096];
 	size_t keys_len, keys_off;
 	bool keys_open;
-	int sigfd;    /* the signals forwarded to the program, and SIGWINCH */
+	int sigfd; /* the signals forwarded to the program, and SIGWINCH */
 	sigset_t sigmask_saved;
-	struct cv_transient t; /* the container once it runs, until destroyed */
-	oci_spec *built;       /* cv_sandbox_spec's, until the runtime takes it */
+	struct cv_transient t;  /* the container once it runs, until destroyed */
+	oci_spec *built;        /* cv_sandbox_spec's, until the runtime takes it */
 	cv_error_t watcher_err; /* start_watcher's, when watcher is -1 */
 	/* the sandbox's /tmp and private workspace, held open so that their
 	 * use can be read when the run is over (--report), or -1 */
@@ -625,8 +631,11 @@ static int make_pipes(struct run *R, const cv_policy *p, bool merged, cv_error_t
 			*r = (struct cv_relay){ .src = 0, .dst = pp[1], .own_dst = true };
 			R->t.stdio[fd] = pp[0];
 		} else {
-			*r = (struct cv_relay){ .src = pp[0], .dst = fd, .own_src = true,
-						.capped = p->max_output_bytes.set, .left = p->max_output_bytes.v };
+			*r = (struct cv_relay){ .src = pp[0],
+						.dst = fd,
+						.own_src = true,
+						.capped = p->max_output_bytes.set,
+						.left = p->max_output_bytes.v };
 			R->t.stdio[fd] = pp[1];
 		}
 	}
@@ -657,7 +666,9 @@ static int start_stdio(struct run *R, const cv_policy *p, cv_error_t *err)
 		 * was ours: take the size once more (later ones arrive) */
 		cv_console_copy_size(R->tty, master);
 		/* the output: to the caller's terminal, under the cap of stdout */
-		R->relay[RELAY_PTY] = (struct cv_relay){ .src = master, .dst = R->tty, .drain_when_broken = true,
+		R->relay[RELAY_PTY] = (struct cv_relay){ .src = master,
+							 .dst = R->tty,
+							 .drain_when_broken = true,
 							 .capped = p->max_output_bytes.set,
 							 .left = p->max_output_bytes.v };
 		/* the keystrokes: copied by our loop, which must never block */
@@ -747,7 +758,8 @@ static int check_limits(const cv_policy *policy, cv_policy *eff, cv_sandbox_repo
 				policy->processes.set ? "processes" : NULL };
 	for (size_t i = 0; i < 3; i++)
 		if (names[i])
-			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", keys[0] ? ", " : "", names[i]);
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", keys[0] ? ", " : "",
+				 names[i]);
 	if (policy->require_limits.set && policy->require_limits.v)
 		return cv_error(err, 0, "sandbox: %s cannot be enforced: %s; require_limits refuses to run without %s",
 				keys, why, strchr(keys, ',') ? "them" : "it");
@@ -762,8 +774,15 @@ static int check_limits(const cv_policy *policy, cv_policy *eff, cv_sandbox_repo
 int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
 		  int kill_fd, cv_sandbox_report *rep, cv_error_t *err)
 {
-	struct run R = { .ctx = ctx, .lockfd = -1, .configfd = -1, .watch_fd = -1, .watcher = -1, .tty = -1,
-			 .sigfd = -1, .tmp_fd = -1, .ws_fd = -1,
+	struct run R = { .ctx = ctx,
+			 .lockfd = -1,
+			 .configfd = -1,
+			 .watch_fd = -1,
+			 .watcher = -1,
+			 .tty = -1,
+			 .sigfd = -1,
+			 .tmp_fd = -1,
+			 .ws_fd = -1,
 			 .t = { .stdio = { -1, -1, -1 }, .pidfd = -1, .console_master = -1, .init_status = -1 } };
 	for (int i = 0; i < NRELAYS; i++)
 		R.relay[i] = (struct cv_relay)CV_RELAY_INIT;
@@ -784,8 +803,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	/* orphans of hooks come to us, see reap_orphans() */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		cv_warn("sandbox: PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
-	struct cvisor_create_options o = { .struct_size = sizeof(o), .bundle = R.bundle,
-					   .config_path = R.config_path };
+	struct cvisor_create_options o = { .struct_size = sizeof(o), .bundle = R.bundle, .config_path = R.config_path };
 	/* created and started at once, with no state written: the program
 	 * runs when this returns */
 	r = cv_run_transient(ctx, R.id, &o, steal_pointer(&R.built), while_exec, &R, &R.t, err);
@@ -996,8 +1014,9 @@ int cv_sandbox_check(const struct cvisor_context *ctx, FILE *out, cv_error_t *er
 	if (cv_cgroup_layout(&layout, err) < 0)
 		return -1;
 	fprintf(out, "cgroup layout:    %s\n",
-		layout == CV_CGROUP_UNIFIED ? "v2 (unified)" : layout == CV_CGROUP_HYBRID ? "hybrid (v1 controllers + v2)"
-											: "v1 (legacy)");
+		layout == CV_CGROUP_UNIFIED  ? "v2 (unified)"
+		: layout == CV_CGROUP_HYBRID ? "hybrid (v1 controllers + v2)"
+					     : "v1 (legacy)");
 	oci_memory mem = { .limit = { .set = true, .v = 64 << 20 } };
 	oci_cpu cpu = { .quota = { .set = true, .v = 50000 }, .period = { .set = true, .v = 100000 } };
 	oci_resources rm = { .memory = &mem }, rc = { .cpu = &cpu },
@@ -1021,7 +1040,7 @@ int cv_sandbox_check(const struct cvisor_context *ctx, FILE *out, cv_error_t *er
 		fprintf(out, "%-17s \"none\" and \"host\"; \"outbound\" unavailable: hook `%s`: %s\n", "network",
 			host.slirp_hook ? host.slirp_hook : CV_SANDBOX_SLIRP_HOOK, strerror(errno));
 	else
-		fprintf(out, "%-17s \"none\", \"host\", \"outbound\" (%s through `%s`)\n", "network",
-			host.slirp4netns, host.slirp_hook ? host.slirp_hook : CV_SANDBOX_SLIRP_HOOK);
+		fprintf(out, "%-17s \"none\", \"host\", \"outbound\" (%s through `%s`)\n", "network", host.slirp4netns,
+			host.slirp_hook ? host.slirp_hook : CV_SANDBOX_SLIRP_HOOK);
 	return 0;
 }

@@ -270,8 +270,11 @@ int cv_seccomp_cache_store(const char *key, size_t key_len, const struct cv_secc
 	cleanup_free char *dir = cache_dir();
 	cleanup_close int dfd = -1;
 	cleanup_error cv_error_t e = NULL;
-	struct cache_header h = { .format = CACHE_FORMAT, .key_len = key_len, .flags = f->flags,
-				  .has_notify = f->has_notify, .insns = f->len };
+	struct cache_header h = { .format = CACHE_FORMAT,
+				  .key_len = key_len,
+				  .flags = f->flags,
+				  .has_notify = f->has_notify,
+				  .insns = f->len };
 	size_t len = sizeof(h) + key_len + f->len * sizeof(struct sock_filter);
 	cleanup_free char *data = NULL;
 	char name[32];

@@ -11,7 +11,7 @@
 #include "oci/spec.h"
 
 struct cv_seccomp {
-	unsigned int flags;        /* seccomp(2) SECCOMP_SET_MODE_FILTER flags */
+	unsigned int flags; /* seccomp(2) SECCOMP_SET_MODE_FILTER flags */
 	bool has_notify;
 	struct sock_filter *insns; /* the program, ready for seccomp(2) */
 	size_t len;                /* instructions */
@@ -22,8 +22,8 @@ int cv_seccomp_arch_from_name(const char *name, uint32_t *arch);
 int cv_seccomp_flag_from_name(const char *name, unsigned long *flag);
 int cv_seccomp_op_from_name(const char *name, int *op);
 /* FIELD names the JSON path in error messages. */
-int cv_seccomp_action_from_name(const char *name, const oci_opt_u32 *errno_ret, uint32_t *action,
-				const char *field, cv_error_t *err);
+int cv_seccomp_action_from_name(const char *name, const oci_opt_u32 *errno_ret, uint32_t *action, const char *field,
+				cv_error_t *err);
 
 /* Canonical serialization of everything the compiled program depends on
  * (profile, libseccomp, kernel, our version): the cache key. */

@@ -133,8 +133,8 @@ int cv_seccomp_op_from_name(const char *name, int *op)
 
 /* errno_ret only matters for ERRNO (the errno) and TRACE (the value the
  * tracer sees); elsewhere it is an error, as with runc. */
-int cv_seccomp_action_from_name(const char *name, const oci_opt_u32 *errno_ret, uint32_t *action,
-				const char *field, cv_error_t *err)
+int cv_seccomp_action_from_name(const char *name, const oci_opt_u32 *errno_ret, uint32_t *action, const char *field,
+				cv_error_t *err)
 {
 	uint32_t ret = errno_ret && errno_ret->set ? errno_ret->v : EPERM;
 	bool takes_ret = false;
@@ -169,10 +169,10 @@ int cv_seccomp_action_from_name(const char *name, const oci_opt_u32 *errno_ret, 
 	return 0;
 }
 
-static int add_rule(scmp_filter_ctx ctx, const oci_seccomp_syscall *sc, size_t idx, const char *name,
-		    int nr, uint32_t action, const struct scmp_arg_cmp *cmps, cv_error_t *err)
+static int add_rule(scmp_filter_ctx ctx, const oci_seccomp_syscall *sc, size_t idx, const char *name, int nr,
+		    uint32_t action, const struct scmp_arg_cmp *cmps, cv_error_t *err)
 {
-	int ret;
+	int r;
 	unsigned int counts[6] = { 0 };
 	bool split = false;
 
@@ -181,17 +181,17 @@ static int add_rule(scmp_filter_ctx ctx, const oci_seccomp_syscall *sc, size_t i
 			split = true;
 
 	if (!split) {
-		ret = seccomp_rule_add_array(ctx, action, nr, sc->args_len, cmps);
-		if (ret < 0)
-			return cv_error(err, -ret, FIELD ".syscalls[%zu]: add rule for `%s`", idx, name);
+		r = seccomp_rule_add_array(ctx, action, nr, sc->args_len, cmps);
+		if (r < 0)
+			return cv_error(err, -r, FIELD ".syscalls[%zu]: add rule for `%s`", idx, name);
 		return 0;
 	}
 	/* libseccomp cannot AND two comparisons on one argument: like runc,
 	 * fall back to one rule per comparison (ORed). */
 	for (size_t i = 0; i < sc->args_len; i++) {
-		ret = seccomp_rule_add_array(ctx, action, nr, 1, &cmps[i]);
-		if (ret < 0)
-			return cv_error(err, -ret, FIELD ".syscalls[%zu]: add rule for `%s`", idx, name);
+		r = seccomp_rule_add_array(ctx, action, nr, 1, &cmps[i]);
+		if (r < 0)
+			return cv_error(err, -r, FIELD ".syscalls[%zu]: add rule for `%s`", idx, name);
 	}
 	return 0;
 }
@@ -204,25 +204,29 @@ static int add_syscalls(scmp_filter_ctx ctx, const oci_seccomp *p, uint32_t defa
 		struct scmp_arg_cmp cmps[sc->args_len ? sc->args_len : 1];
 		char field[64];
 		uint32_t action;
-		int ret;
+		int r;
 
 		snprintf(field, sizeof(field), FIELD ".syscalls[%zu].action", i);
-		ret = cv_seccomp_action_from_name(sc->action, &sc->errno_ret, &action, field, err);
-		if (ret < 0)
-			return ret;
+		r = cv_seccomp_action_from_name(sc->action, &sc->errno_ret, &action, field, err);
+		if (r < 0)
+			return r;
 		if (sc->args_len > 6)
-			return cv_error(err, 0, FIELD ".syscalls[%zu].args: %zu conditions, at most 6", i, sc->args_len);
+			return cv_error(err, 0, FIELD ".syscalls[%zu].args: %zu conditions, at most 6", i,
+					sc->args_len);
 		for (size_t j = 0; j < sc->args_len; j++) {
 			const oci_seccomp_arg *a = &sc->args[j];
 			int op;
 
 			if (a->index > 5)
-				return cv_error(err, 0, FIELD ".syscalls[%zu].args[%zu].index: %" PRIu32 " out of range (0-5)",
+				return cv_error(err, 0,
+						FIELD ".syscalls[%zu].args[%zu].index: %" PRIu32 " out of range (0-5)",
 						i, j, a->index);
 			if (a->op == NULL || cv_seccomp_op_from_name(a->op, &op) < 0)
-				return cv_error(err, 0, FIELD ".syscalls[%zu].args[%zu].op: unknown operator \"%s\"", i, j,
-						a->op ? a->op : "");
-			cmps[j] = (struct scmp_arg_cmp){ .arg = a->index, .op = op, .datum_a = a->value,
+				return cv_error(err, 0, FIELD ".syscalls[%zu].args[%zu].op: unknown operator \"%s\"", i,
+						j, a->op ? a->op : "");
+			cmps[j] = (struct scmp_arg_cmp){ .arg = a->index,
+							 .op = op,
+							 .datum_a = a->value,
 							 .datum_b = a->value_two.set ? a->value_two.v : 0 };
 		}
 		if (action == default_action) {
@@ -238,15 +242,17 @@ static int add_syscalls(scmp_filter_ctx ctx, const oci_seccomp *p, uint32_t defa
 			/* The runtime writes the listener fd number to its parent after
 			 * loading: notifying write would hang it (runc refuses it too). */
 			if (action == SCMP_ACT_NOTIFY && strcmp(name, "write") == 0)
-				return cv_error(err, 0, FIELD ".syscalls[%zu]: SCMP_ACT_NOTIFY cannot be used for `write`: the "
-						"runtime needs it to hand the listener over", i);
+				return cv_error(err, 0,
+						FIELD ".syscalls[%zu]: SCMP_ACT_NOTIFY cannot be used for `write`: the "
+						      "runtime needs it to hand the listener over",
+						i);
 			if (nr == __NR_SCMP_ERROR) {
 				cv_debug("seccomp: unknown syscall `%s`, skipped", name);
 				continue;
 			}
-			ret = add_rule(ctx, sc, i, name, nr, action, cmps, err);
-			if (ret < 0)
-				return ret;
+			r = add_rule(ctx, sc, i, name, nr, action, cmps, err);
+			if (r < 0)
+				return r;
 		}
 	}
 	return 0;
@@ -269,7 +275,8 @@ static int parse_flags(const oci_seccomp *p, unsigned int *flags, cv_error_t *er
 		if (cv_seccomp_flag_from_name(p->flags.v[i], &f) < 0)
 			return cv_error(err, 0, FIELD ".flags[%zu]: unknown flag \"%s\"", i, p->flags.v[i]);
 		/* WAIT_KILLABLE_RECV is only accepted together with a listener. */
-		if (!kernel_has_flag(f == SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV ? f | SECCOMP_FILTER_FLAG_NEW_LISTENER : f))
+		if (!kernel_has_flag(f == SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV ? f | SECCOMP_FILTER_FLAG_NEW_LISTENER
+										 : f))
 			return cv_error(err, EINVAL, FIELD ".flags[%zu]: %s is not supported by the running kernel", i,
 					p->flags.v[i]);
 		*flags |= f;
@@ -284,13 +291,13 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **out, size_t *len
 	cleanup_close int fd = memfd_create("cvisor-seccomp", MFD_CLOEXEC);
 	cleanup_free struct sock_filter *buf = NULL;
 	struct stat st;
-	int ret;
+	int r;
 
 	if (fd < 0)
 		return cv_error_errno(err, "memfd_create");
-	ret = seccomp_export_bpf(ctx, fd);
-	if (ret < 0)
-		return cv_error(err, -ret, "seccomp_export_bpf");
+	r = seccomp_export_bpf(ctx, fd);
+	if (r < 0)
+		return cv_error(err, -r, "seccomp_export_bpf");
 	if (fstat(fd, &st) < 0)
 		return cv_error_errno(err, "fstat seccomp memfd");
 	if (st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0 ||
@@ -301,12 +308,12 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **out, size_t *len
 	if (buf == NULL)
 		return cv_error(err, ENOMEM, "allocate seccomp filter");
 	for (off_t off = 0; off < st.st_size;) {
-		ssize_t r = pread(fd, (char *)buf + off, st.st_size - off, off);
-		if (r < 0 && errno == EINTR)
+		ssize_t n = pread(fd, (char *)buf + off, st.st_size - off, off);
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			return cv_error(err, r < 0 ? errno : EIO, "read seccomp memfd");
-		off += r;
+		if (n <= 0)
+			return cv_error(err, n < 0 ? errno : EIO, "read seccomp memfd");
+		off += n;
 	}
 	*len = st.st_size / sizeof(struct sock_filter);
 	*out = steal_pointer(&buf);
@@ -321,36 +328,36 @@ int cv_seccomp_compile(const oci_seccomp *p, struct cv_seccomp **out, cv_error_t
 	size_t key_len = 0;
 	uint32_t default_action;
 	bool has_notify = false;
-	int ret;
+	int r;
 
 	*out = NULL;
 	if (p == NULL)
 		return 0;
 
-	ret = cv_seccomp_action_from_name(p->default_action, &p->default_errno_ret, &default_action,
-					  FIELD ".defaultAction", err);
-	if (ret < 0)
-		return ret;
+	r = cv_seccomp_action_from_name(p->default_action, &p->default_errno_ret, &default_action,
+					FIELD ".defaultAction", err);
+	if (r < 0)
+		return r;
 	if (default_action == SCMP_ACT_NOTIFY)
 		return cv_error(err, 0, FIELD ".defaultAction: SCMP_ACT_NOTIFY cannot be the default action");
 
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return cv_error(err, ENOMEM, "allocate seccomp filter");
-	ret = parse_flags(p, &f->flags, err);
-	if (ret < 0)
-		return ret;
+	r = parse_flags(p, &f->flags, err);
+	if (r < 0)
+		return r;
 
-	ret = cv_seccomp_cache_key(p, &key, &key_len);
-	if (ret < 0)
-		return cv_error(err, -ret, FIELD ": cache key");
-	ret = cv_seccomp_cache_lookup(key, key_len, f);
-	if (ret == 0) {
+	r = cv_seccomp_cache_key(p, &key, &key_len);
+	if (r < 0)
+		return cv_error(err, -r, FIELD ": cache key");
+	r = cv_seccomp_cache_lookup(key, key_len, f);
+	if (r == 0) {
 		*out = steal_pointer(&f);
 		return 0;
 	}
-	if (ret != -ENOENT)
-		cv_debug("seccomp cache: entry unusable (%s), recompiling", strerror(-ret));
+	if (r != -ENOENT)
+		cv_debug("seccomp cache: entry unusable (%s), recompiling", strerror(-r));
 
 	ctx = seccomp_init(default_action);
 	if (ctx == NULL)
@@ -359,9 +366,9 @@ int cv_seccomp_compile(const oci_seccomp *p, struct cv_seccomp **out, cv_error_t
 	 * libseccomp 2.5.4 misbehaves with it on near-empty filters, hence
 	 * the threshold (runc uses the same). */
 	if (p->syscalls_len > 32) {
-		ret = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-		if (ret < 0)
-			cv_debug("seccomp: binary tree optimization unavailable: %s", strerror(-ret));
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+		if (r < 0)
+			cv_debug("seccomp: binary tree optimization unavailable: %s", strerror(-r));
 	}
 	for (size_t i = 0; i < p->architectures.len; i++) {
 		uint32_t arch;
@@ -369,17 +376,17 @@ int cv_seccomp_compile(const oci_seccomp *p, struct cv_seccomp **out, cv_error_t
 		if (cv_seccomp_arch_from_name(p->architectures.v[i], &arch) < 0)
 			return cv_error(err, 0, FIELD ".architectures[%zu]: unknown architecture \"%s\"", i,
 					p->architectures.v[i]);
-		ret = seccomp_arch_add(ctx, arch);
-		if (ret < 0 && ret != -EEXIST)
-			return cv_error(err, -ret, FIELD ".architectures[%zu]: add %s", i, p->architectures.v[i]);
+		r = seccomp_arch_add(ctx, arch);
+		if (r < 0 && r != -EEXIST)
+			return cv_error(err, -r, FIELD ".architectures[%zu]: add %s", i, p->architectures.v[i]);
 	}
 
-	ret = add_syscalls(ctx, p, default_action, &has_notify, err);
-	if (ret < 0)
-		return ret;
+	r = add_syscalls(ctx, p, default_action, &has_notify, err);
+	if (r < 0)
+		return r;
 
-	ret = export_bpf(ctx, &f->insns, &f->len, err);
-	if (ret < 0)
+	r = export_bpf(ctx, &f->insns, &f->len, err);
+	if (r < 0)
 		return cv_error_prefix(err, FIELD);
 	f->has_notify = has_notify;
 	if (!has_notify && (f->flags & SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)) {
@@ -392,9 +399,9 @@ int cv_seccomp_compile(const oci_seccomp *p, struct cv_seccomp **out, cv_error_t
 		if (f->flags & SECCOMP_FILTER_FLAG_TSYNC)
 			f->flags |= SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
 	}
-	ret = cv_seccomp_cache_store(key, key_len, f);
-	if (ret < 0)
-		cv_debug("seccomp cache: store failed: %s", strerror(-ret));
+	r = cv_seccomp_cache_store(key, key_len, f);
+	if (r < 0)
+		cv_debug("seccomp cache: store failed: %s", strerror(-r));
 	*out = steal_pointer(&f);
 	return 0;
 }
@@ -407,7 +414,7 @@ bool cv_seccomp_has_notify(const struct cv_seccomp *f)
 int cv_seccomp_load(const struct cv_seccomp *f, int *notify_fd, cv_error_t *err)
 {
 	struct sock_fprog prog;
-	long ret;
+	long r;
 
 	if (notify_fd)
 		*notify_fd = -1;
@@ -415,14 +422,14 @@ int cv_seccomp_load(const struct cv_seccomp *f, int *notify_fd, cv_error_t *err)
 		return 0;
 	prog.len = (unsigned short)f->len;
 	prog.filter = f->insns;
-	ret = sys_seccomp(SECCOMP_SET_MODE_FILTER, f->flags, &prog);
-	if (ret < 0)
+	r = sys_seccomp(SECCOMP_SET_MODE_FILTER, f->flags, &prog);
+	if (r < 0)
 		return cv_error_errno(err, "load seccomp filter (%zu instructions)", f->len);
 	if (f->has_notify) {
 		if (notify_fd)
-			*notify_fd = (int)ret;
+			*notify_fd = (int)r;
 		else
-			(void)close((int)ret); /* caller does not want the listener */
+			(void)close((int)r); /* caller does not want the listener */
 	}
 	return 0;
 }

@@ -31,26 +31,46 @@ static long i386_getpid(void)
 
 static long call(const char *n)
 {
-	if (!strcmp(n, "getppid")) return syscall(SYS_getppid);
-	if (!strcmp(n, "mkdir")) return syscall(SYS_mkdir, "/tmp/probe-dir", 0755);
-	if (!strcmp(n, "unshare")) return syscall(SYS_unshare, 0);
-	if (!strcmp(n, "unshare-user")) return syscall(SYS_unshare, 0x10000000 /* CLONE_NEWUSER */);
-	if (!strcmp(n, "keyctl")) return syscall(SYS_keyctl, 0 /* GET_KEYRING_ID */, -3 /* session */, 0);
-	if (!strcmp(n, "mount")) return syscall(SYS_mount, "none", "/nonexistent", "tmpfs", 0, NULL);
-	if (!strcmp(n, "personality0")) return syscall(SYS_personality, 0);
-	if (!strcmp(n, "personality8")) return syscall(SYS_personality, 8);
-	if (!strcmp(n, "personality1")) return syscall(SYS_personality, 1);
-	if (!strcmp(n, "ptrace")) return syscall(SYS_ptrace, 2 /* PEEKDATA */, 1, 0, 0);
-	if (!strcmp(n, "reboot")) return syscall(SYS_reboot, 0, 0, 0, 0);
-	if (!strcmp(n, "kexec_load")) return syscall(SYS_kexec_load, 0, 0, 0, 0);
-	if (!strcmp(n, "open_by_handle_at")) return syscall(SYS_open_by_handle_at, -1, 0, 0);
-	if (!strcmp(n, "bpf")) return syscall(SYS_bpf, -1, 0, 0);
-	if (!strcmp(n, "clone3")) return syscall(SYS_clone3, 0, 0);
-	if (!strcmp(n, "socket-netlink-audit")) return syscall(SYS_socket, 16, 3, 9);
-	if (!strcmp(n, "settimeofday")) return syscall(SYS_settimeofday, 0, 0);
-	if (!strcmp(n, "nr1000")) return syscall(1000);
-	if (!strcmp(n, "i386-getpid")) return i386_getpid();
-	if (!strcmp(n, "x32-getpid")) return syscall(0x40000000 | SYS_getpid);
+	if (!strcmp(n, "getppid"))
+		return syscall(SYS_getppid);
+	if (!strcmp(n, "mkdir"))
+		return syscall(SYS_mkdir, "/tmp/probe-dir", 0755);
+	if (!strcmp(n, "unshare"))
+		return syscall(SYS_unshare, 0);
+	if (!strcmp(n, "unshare-user"))
+		return syscall(SYS_unshare, 0x10000000 /* CLONE_NEWUSER */);
+	if (!strcmp(n, "keyctl"))
+		return syscall(SYS_keyctl, 0 /* GET_KEYRING_ID */, -3 /* session */, 0);
+	if (!strcmp(n, "mount"))
+		return syscall(SYS_mount, "none", "/nonexistent", "tmpfs", 0, NULL);
+	if (!strcmp(n, "personality0"))
+		return syscall(SYS_personality, 0);
+	if (!strcmp(n, "personality8"))
+		return syscall(SYS_personality, 8);
+	if (!strcmp(n, "personality1"))
+		return syscall(SYS_personality, 1);
+	if (!strcmp(n, "ptrace"))
+		return syscall(SYS_ptrace, 2 /* PEEKDATA */, 1, 0, 0);
+	if (!strcmp(n, "reboot"))
+		return syscall(SYS_reboot, 0, 0, 0, 0);
+	if (!strcmp(n, "kexec_load"))
+		return syscall(SYS_kexec_load, 0, 0, 0, 0);
+	if (!strcmp(n, "open_by_handle_at"))
+		return syscall(SYS_open_by_handle_at, -1, 0, 0);
+	if (!strcmp(n, "bpf"))
+		return syscall(SYS_bpf, -1, 0, 0);
+	if (!strcmp(n, "clone3"))
+		return syscall(SYS_clone3, 0, 0);
+	if (!strcmp(n, "socket-netlink-audit"))
+		return syscall(SYS_socket, 16, 3, 9);
+	if (!strcmp(n, "settimeofday"))
+		return syscall(SYS_settimeofday, 0, 0);
+	if (!strcmp(n, "nr1000"))
+		return syscall(1000);
+	if (!strcmp(n, "i386-getpid"))
+		return i386_getpid();
+	if (!strcmp(n, "x32-getpid"))
+		return syscall(0x40000000 | SYS_getpid);
 	errno = EINVAL;
 	return -2;
 }
