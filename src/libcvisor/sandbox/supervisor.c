@@ -475,6 +475,7 @@ struct run {
 	/* the sandbox's /tmp and private workspace, held open so that their
 	 * use can be read when the run is over (--report), or -1 */
 	int tmp_fd, ws_fd;
+	bool storage, storage_ws; /* open them in while_exec (the report's figures) */
 };
 
 /* Once the program is gone: a signal still pending was meant for it, and
@@ -732,6 +733,13 @@ static void on_keys(struct run *R, short in_events, short out_events)
 static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 {
 	struct run *R = arg;
+	/* first: the init's root is gone once the program has exited, which
+	 * a short one may do while the watcher is forked */
+	if (R->storage) {
+		R->tmp_fd = open_storage(c->state->pid, "tmp");
+		if (R->storage_ws)
+			R->ws_fd = open_storage(c->state->pid, CV_SANDBOX_PRIVATE_WORKSPACE + 1);
+	}
 	int drop[2 * NRELAYS];
 	size_t n = 0;
 	for (int i = 0; i < NRELAYS; i++) {
@@ -793,6 +801,8 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	if (check_limits(policy, &eff, rep, err) < 0)
 		return -1;
 	bool merged = plan_stdio(policy, R.route);
+	R.storage = figures;
+	R.storage_ws = !policy->workspace;
 	/* the pty's output goes to the caller's terminal */
 	for (int i = 0, order[3] = { 1, 2, 0 }; i < 3 && R.tty < 0; i++)
 		if (R.route[order[i]] == ROUTE_PTY)
@@ -818,11 +828,6 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	}
 	if (start_stdio(&R, policy, err) < 0)
 		goto out;
-	if (figures) {
-		R.tmp_fd = open_storage(pid, "tmp");
-		if (!policy->workspace)
-			R.ws_fd = open_storage(pid, CV_SANDBOX_PRIVATE_WORKSPACE + 1);
-	}
 
 	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
 	int status = 0;
