@@ -52,28 +52,21 @@ int cv_masked_paths(const oci_spec *spec, cv_error_t *err)
 		cleanup_close int tree = -1;
 		if (S_ISDIR(st.st_mode)) {
 			if (empty < 0) {
+				/* The first directory gets the new tmpfs itself, the
+				 * others clones of it once attached: a detached mount
+				 * closed unattached costs an RCU grace period (its
+				 * dissolve waits for one), and kernels before 6.15
+				 * refuse to clone one that was never attached. */
 				static const char *const opts[] = { "size=0", "mode=0555" };
 				empty = cv_fs_new("tmpfs", "tmpfs", opts, 2,
 						  MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 							  MOUNT_ATTR_NOEXEC,
 						  err);
-				if (empty < 0)
+				if (empty < 0 || cv_attach_mount(empty, dest, "tmpfs", path, err) < 0)
 					return cv_error_prefix(err, "maskedPaths");
+				continue;
 			}
 			tree = open_tree(empty, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-			/* Kernels before 6.15 refuse to clone a detached mount (one
-			 * from fsmount() not attached anywhere yet) with EINVAL, e.g.
-			 * Debian 12's 6.1: give this path its own empty tmpfs then.
-			 * (cgroups-2 helper; rootfs-2 owns this file) */
-			if (tree < 0 && errno == EINVAL) {
-				static const char *const opts[] = { "size=0", "mode=0555" };
-				tree = cv_fs_new("tmpfs", "tmpfs", opts, 2,
-						 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-							 MOUNT_ATTR_NOEXEC,
-						 err);
-				if (tree < 0)
-					return cv_error_prefix(err, "maskedPaths");
-			}
 		} else {
 			if (null < 0) {
 				null = cv_open_in_root(root, "/dev/null", O_PATH, 0, err);

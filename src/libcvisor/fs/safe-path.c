@@ -409,6 +409,11 @@ int cv_procfs_root(cv_error_t *err)
 	return open_procfs_root(err);
 }
 
+int cv_procfs_cached(void)
+{
+	return atomic_load(&procfs_root);
+}
+
 int cv_procfs_open(const char *subpath, int flags, cv_error_t *err)
 {
 	int root = open_procfs_root(err);

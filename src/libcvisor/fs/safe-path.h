@@ -36,6 +36,9 @@ int cv_mkdir_open_in_root(int rootfd, const char *path, bool file, cv_error_t *e
  * for the few opens that must follow a magic link of our own child, such as
  * "<pid>/ns/user". */
 int cv_procfs_root(cv_error_t *err);
+/* The procfs root fd if this process has opened one, else -1 (for the
+ * init, which closes everything). */
+int cv_procfs_cached(void);
 
 /* Opens (O_PATH) the directory that holds PATH's last component, as PATH
  * names it now: call it before anything untrusted runs, so that what runs

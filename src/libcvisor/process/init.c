@@ -12,6 +12,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "fs/safe-path.h"
 #include "process/init.h"
 
 /* Every signal stays blocked: pending, not lost (a blocked signal is
@@ -42,12 +43,29 @@ static noreturn void init_loop(pid_t program, int status_fd, const sigset_t *all
 	}
 }
 
-/* Closes every fd but KEEP (-1: all of them). */
+/* Closes the fds from FIRST to LAST but KEEP. */
+static int close_range_but(unsigned first, unsigned last, int keep)
+{
+	if (keep < 0 || (unsigned)keep < first || (unsigned)keep > last)
+		return (int)syscall(SYS_close_range, first, last, 0u);
+	if ((unsigned)keep > first && syscall(SYS_close_range, first, (unsigned)keep - 1, 0u) < 0)
+		return -1;
+	return (unsigned)keep < last ? (int)syscall(SYS_close_range, (unsigned)keep + 1, last, 0u) : 0;
+}
+
+/* Closes every fd but KEEP (-1: all of them). The runtime's procfs goes
+ * last, in a call of its own: a detached mount, whose dissolve waits for an
+ * RCU grace period, which must not hold back the sync socket's end of file
+ * (that tells the runtime the program runs). */
 static int close_all_but(int keep)
 {
-	if (keep > 0 && syscall(SYS_close_range, 0u, (unsigned)keep - 1, 0u) < 0)
+	int late = cv_procfs_cached();
+	if (late < 0 || late == keep)
+		return close_range_but(0, ~0u, keep);
+	if ((late > 0 && close_range_but(0, (unsigned)late - 1, keep) < 0) ||
+	    close_range_but((unsigned)late + 1, ~0u, keep) < 0)
 		return -1;
-	return (int)syscall(SYS_close_range, (unsigned)(keep + 1), ~0u, 0u);
+	return close(late) < 0 && errno != EINTR ? -1 : 0;
 }
 
 /* The child shares our memory until its execve (CLONE_VM | CLONE_VFORK:

@@ -13,6 +13,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <linux/close_range.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -338,8 +339,19 @@ static int create_wait(void *arg, cv_error_t *err)
  * for start, so whoever waits for their EOF would hang. Everything the
  * runtime opens is O_CLOEXEC: close the others above stdio and the
  * preserved fds, as runc's init has nothing else. */
-static int close_inherited_fds(int first, cv_error_t *err)
+static int close_inherited_fds(int first, bool waits, cv_error_t *err)
 {
+	/* A process that goes on to its execve at once needs no list: marked
+	 * close-on-exec, they are gone at the execve (an init, which never
+	 * execs, closes every fd once its program runs). The list takes a
+	 * procfs of our own, whose dissolve at the end costs an RCU grace
+	 * period. */
+	if (!waits) {
+		if (syscall(SYS_close_range, (unsigned)first, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
+			return 0;
+		if (errno != EINVAL && errno != ENOSYS)
+			return cv_error_errno(err, "close inherited fds: close_range");
+	}
 	cleanup_close int dfd = cv_procfs_open("self/fd", O_RDONLY | O_DIRECTORY, err);
 	if (dfd < 0)
 		return cv_error_prefix(err, "close inherited fds");
@@ -393,7 +405,9 @@ void cv_child_main(const struct cv_child_config *c)
 			cv_error_errno(&err, "stdio: dup2 fd %d to %d", c->stdio[fd], fd);
 			goto fail;
 		}
-	if (close_inherited_fds(3 + c->preserve_fds, &err) < 0 || child_setup(c, &w.start_state, &err) < 0)
+	/* only create's process waits: for `start`, maybe for long */
+	if (close_inherited_fds(3 + c->preserve_fds, c->exec_fifo_fd >= 0, &err) < 0 ||
+	    child_setup(c, &w.start_state, &err) < 0)
 		goto fail;
 	/* Socket activation passes through like runc: the container is pid 1
 	 * of its namespace. */
