@@ -1,130 +1,193 @@
 #!/bin/bash
-# bench.sh: start-up time and peak RSS of cvisor against crun and runc.
+# bench.sh: start-up time, CPU time and peak RSS of cvisor against crun, runc,
+# podman's default runtime and bubblewrap, one mode per path users take.
 #
-# What it measures
-#   Mode `run` (default): `RUNTIME run` of one bundle, the same for every
-#   runtime: a busybox rootfs with the default `cvisor spec` config (falling
-#   back to `runc spec` while `cvisor spec` is unavailable), process.args set to
-#   /bin/true (see --bundle-args), process.terminal false and ociVersion 1.0.2
-#   (crun 1.8.1 refuses 1.3.0). Each runtime gets a copy of that config whose
-#   cgroupsPath is /<our memory cgroup>/cvbench-PID-RUNTIME on hosts with a v1
-#   memory controller, so every runtime nests its cgroups under ours and
-#   does the same cgroup work (left empty on pure cgroup v2 hosts).
-#   Mode `do`: `cvisor do CMD` against bubblewrap with equivalent isolation
-#   (read-only bind of /, new mount/pid/net/ipc/uts namespaces, private /tmp,
-#   /run, /proc and /dev, no capabilities). Not equal: cvisor do also
-#   installs its seccomp deny-list, sets noNewPrivileges, masks credential
-#   files and filters the environment; bwrap here does none of these, so the
-#   ratio is a lower bound for cvisor do.
+# Modes (see tests/bench/README.md for the figures measured with each)
+#   run         `RUNTIME run` of a bundle whose process is /bin/true, with the
+#               plain `cvisor spec` config and with an engine-style config
+#               (below); the floor is `unshare -mpuin --fork /bin/true`.
+#   concurrent  200 containers (--containers), 16 at a time (--parallel), by
+#               `xargs -P`: the wall time of the whole batch per runtime.
+#   exec        `RUNTIME exec --process FILE ID` of /bin/true into a running
+#               container (the way engines call exec); the floor is
+#               `nsenter -a` into cvisor's container.
+#   podman      `podman run --rm IMAGE /bin/true` with --runtime cvisor, crun
+#               (and runc when asked), end to end.
+#   do          `cvisor do /bin/true`, without and with limits (--do-flags),
+#               against bubblewrap with the same isolation but no limits.
+#   library     libcvisor's cvisor_run against `cvisor do` and bubblewrap
+#               (runs sandbox-bench.sh; needs a build directory).
+#   --phases    (run and do modes) instead of timing, traces each runtime
+#               with strace and prints when, after its start, it made its
+#               cgroup, its namespaces, pivot_root, seccomp, exec'd the
+#               process, the process exited, and it ended.
 #
-# Method
-#   - Runs ALTERNATE: cvisor, crun, runc, cvisor, crun, runc, ... for N
-#     rounds, so drift of the machine (frequency, page cache, other load) hits
-#     every runtime alike. Two untimed warm-up runs per runtime come first.
-#   - Each run is timed by bench-timer (timer.c, compiled into the work
-#     directory at start): CLOCK_MONOTONIC read just before fork and just after
-#     wait4 of the runtime process. The figure is the runtime's own fork,
-#     execve, container set-up, the container's /bin/true and tear-down; none
-#     of this script's overhead is in it.
-#   - crun 1.8.1 refuses this host's hybrid cgroup layout, so each crun run
-#     executes in `unshare -m --propagation private sh -c 'umount
-#     /sys/fs/cgroup/unified; bench-timer ... crun run ID; rm -rf
-#     /sys/fs/cgroup/unified/ID'`. The timer starts INSIDE that shell, after
-#     the unshare and the umount, so only crun itself is measured; the rm
-#     removes the cgroup.procs litter crun writes into the tmpfs under the
-#     hidden mount point.
-#   - Peak RSS: GNU time (`/usr/bin/time -f %M`, kB, max RSS of the runtime
-#     process and the children it reaped) over --rss-runs alternating runs
-#     (default 5); the median is printed.
+# Method (the same for every runtime, so the figures compare like for like)
+#   - ONE private mount namespace for the whole bench: the script re-executes
+#     itself under `unshare -m --propagation private` and every runtime,
+#     timer and engine runs inside it. On a hybrid cgroup host (v1
+#     controllers, cgroup2 at /sys/fs/cgroup/unified) it unmounts
+#     /sys/fs/cgroup/unified there once, because crun 1.8.1 refuses the
+#     hybrid layout; every runtime then sees the same v1-only layout. (Not in
+#     `do` and `library`, where no crun runs: cvisor do sees the host's
+#     layout there, as users have it.)
+#   - The same config.json for every runtime. Two configs:
+#       plain   `cvisor spec` (`runc spec` when cvisor has no spec), process
+#               /bin/true, no terminal;
+#       engine  what podman 4.3.1 sends on this host (captured from `podman
+#               create`): its mounts (/sys/fs/cgroup cgroup mount, /dev/shm,
+#               /dev/mqueue, /etc/hosts, /etc/hostname, /run/.containerenv),
+#               masked and read-only paths, podman's default capabilities,
+#               rlimits, sysctl, pids limit and its default seccomp profile
+#               (tests/integration/data/seccomp/podman-default.json).
+#     Both get ociVersion 1.0.2 (crun 1.8.1 refuses newer) and a cgroupsPath
+#     under the caller's own memory cgroup, one per runtime (per container in
+#     `concurrent`), so every runtime does the same cgroup work.
+#   - Rounds are interleaved: cvisor, crun, runc, floor, cvisor, crun, ... so
+#     drift of the machine hits every runtime alike. Two untimed warm-up runs
+#     per runtime come first.
+#   - The timer (timer.c, compiled into the work directory) sits directly in
+#     front of the runtime: CLOCK_MONOTONIC just before fork and just after
+#     wait4; it also records user and system CPU time (rusage of the runtime
+#     and every descendant waited for), reported as means (see mean()).
+#   - Peak RSS: GNU time (`/usr/bin/time -f %M`, kB) over --rss-runs extra
+#     interleaved runs; the median is printed.
 #   - Statistics: median, p10 and p90 (nearest rank) in ms; ratios of every
-#     other runtime's median to cvisor's (to the first runtime listed when
-#     cvisor is not measured). A ratio above 1 means cvisor is faster.
-#   - Before measuring, each runtime runs a probe container that must print a
-#     known line, so a runtime that exits 0 without running anything is caught.
-#     A runtime whose probe fails is dropped with its error shown.
+#     other runtime's median to cvisor's: above 1, cvisor is faster.
+#   - Before measuring, each runtime runs a probe that must print a known
+#     line; a runtime that is not installed or whose probe fails is skipped
+#     with the reason shown.
 #
-# Hygiene: container ids are unique (cvbench-PID-RUNTIME-N), every runtime gets
-#   a private --root in the work directory, and an EXIT trap deletes leftover
-#   containers, cgroup directories named after our ids and the work directory.
+# Hygiene: unique container ids (cvbench-PID-...), a private --root per
+#   runtime and private podman storage in the work directory; an EXIT trap
+#   deletes leftover containers, the cgroups named after our ids (and crun's
+#   litter under the hidden cgroup2 mount point) and the work directory.
 #
 # This is a measurement tool, not a test: it asserts nothing about speed.
 #
-# Exit status: 0 done, 1 error, 2 usage, 77 the requested mode is unavailable
-#   (e.g. `cvisor do` not implemented yet).
+# Exit status: 0 done, 1 error, 2 usage, 77 nothing to measure in this mode
+#   here (e.g. `cvisor do` unavailable, podman not installed).
 set -u -o pipefail
 
 usage() {
     cat <<'EOF'
 usage: bench.sh [OPTIONS]
-  -n, --rounds N         alternating rounds (default 40)
-  --runtimes LIST        comma-separated, from cvisor,crun,runc,floor
-                         (default cvisor,crun,runc; floor = `unshare -mpuin
-                         --fork` of the same command, the bare lower bound);
-                         in --mode do from cvisor-do,bwrap (the default)
-  --bundle-args ARGS     container process args: a JSON array
-                         ('["/bin/echo","hi"]') or words ('/bin/echo hi');
-                         default /bin/true
-  --mode run|do          `run` of a bundle (default), or `cvisor do` vs bwrap
-  --do-flags FLAGS       cvisor do's flags before `--` in --mode do (words), e.g.
-                         "--memory 512MB --processes 512": the sandbox then
-                         also enforces cgroup limits, which bwrap cannot
-  --seccomp FILE         put this OCI seccomp profile (a linux.seccomp object,
-                         e.g. tests/integration/data/seccomp/podman-default.json)
-                         into the bundle of every runtime
-  --rss-runs N           runs per runtime for peak RSS (default 5; 0 skips)
+  --mode MODE            run (default), concurrent, exec, podman, do, library
+  -n, --rounds N         interleaved rounds (default: 40; concurrent 3;
+                         podman 10)
+  --runtimes LIST        comma-separated; default per mode:
+                           run, exec:   cvisor,crun,runc,floor
+                           concurrent:  cvisor,crun,runc
+                           podman:      cvisor,crun (runc also accepted)
+                           do:          cvisor-do,cvisor-do-limits,bwrap
+  --config plain|engine|both
+                         which config.json (default: both in run, engine
+                         in concurrent and exec)
+  --containers N         containers per batch in concurrent (default 200)
+  --parallel N           containers at a time in concurrent (default 16)
+  --do-flags FLAGS       cvisor do's limits for cvisor-do-limits (words;
+                         default "--memory 512MB --processes 512")
+  --phases               run and do modes: trace where the time goes
+                         (strace landmarks) instead of timing
+  --bundle-args ARGS     the process: a JSON array ('["/bin/echo","hi"]') or
+                         words ('/bin/echo hi'); default /bin/true
+  --rss-runs N           runs per runtime for peak RSS (default 5,
+                         concurrent 1; 0 skips)
+  --warmup N             untimed runs per runtime first (default 2)
   --cvisor PATH          cvisor binary (default $CVISOR, ./src/cvisor, or
                          cvisor on PATH)
   --busybox PATH         static busybox for the rootfs (default /bin/busybox)
-  --keep                 keep the work directory (samples, logs)
+  --keep                 keep the work directory (samples, logs, traces)
   -h, --help             this text
 EOF
 }
 
 die() { echo "bench: $*" >&2; exit 1; }
 
-ROUNDS=40
-RUNTIMES=cvisor,crun,runc
-ARGS_SPEC=/bin/true
 MODE=run
-RSS_RUNS=5
+ROUNDS=
+RUNTIMES=
+CONFIG=
+CONTAINERS=200
+PARALLEL=16
+DO_FLAGS="--memory 512MB --processes 512"
+PHASES=0
+ARGS_SPEC=/bin/true
+RSS_RUNS=
 CVISOR_BIN=${CVISOR:-}
 BUSYBOX=/bin/busybox
 KEEP=0
-SECCOMP_FILE=
-DO_FLAGS=
-DO_ARGV=()
+WARMUP=2
 
 # An option's value must be present: one clear line instead of bash's own.
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "bench: option \`$1\` needs a value" >&2; exit 2; }; }
 
+ORIG_ARGS=("$@")
 while [ $# -gt 0 ]; do
-    case $1 in -n|--rounds|--runtimes|--bundle-args|--mode|--rss-runs|--cvisor|--busybox|--seccomp|--do-flags) need "$@" ;; esac
+    case $1 in -n|--rounds|--runtimes|--bundle-args|--mode|--rss-runs|--cvisor|--busybox|--do-flags|--config|--containers|--parallel|--warmup) need "$@" ;; esac
     case $1 in
+        --mode) MODE=$2; shift 2 ;;
         -n|--rounds) ROUNDS=$2; shift 2 ;;
         --runtimes) RUNTIMES=$2; shift 2 ;;
+        --config) CONFIG=$2; shift 2 ;;
+        --containers) CONTAINERS=$2; shift 2 ;;
+        --parallel) PARALLEL=$2; shift 2 ;;
+        --do-flags) DO_FLAGS=$2; shift 2 ;;
+        --phases) PHASES=1; shift ;;
         --bundle-args) ARGS_SPEC=$2; shift 2 ;;
-        --mode) MODE=$2; shift 2 ;;
         --rss-runs) RSS_RUNS=$2; shift 2 ;;
+        --warmup) WARMUP=$2; shift 2 ;;
         --cvisor) CVISOR_BIN=$2; shift 2 ;;
         --busybox) BUSYBOX=$2; shift 2 ;;
         --keep) KEEP=1; shift ;;
-        --seccomp) SECCOMP_FILE=$2; shift 2 ;;
-        --do-flags) read -r -a DO_ARGV <<<"$2"; DO_FLAGS=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "bench: unknown option \`$1\`" >&2; usage >&2; exit 2 ;;
     esac
 done
 
-case $ROUNDS in ''|*[!0-9]*|0) echo "bench: --rounds must be a positive integer, got \`$ROUNDS\`" >&2; exit 2 ;; esac
-case $RSS_RUNS in ''|*[!0-9]*) echo "bench: --rss-runs must be a non-negative integer, got \`$RSS_RUNS\`" >&2; exit 2 ;; esac
-case $MODE in run|do) ;; *) echo "bench: --mode must be run or do, got \`$MODE\`" >&2; exit 2 ;; esac
-[ -z "$DO_FLAGS" ] || [ "$MODE" = do ] || { echo "bench: --do-flags needs --mode do" >&2; exit 2; }
+posint() {   # posint NAME VALUE [zero-ok]
+    local kind=positive
+    [ -z "${3:-}" ] || kind=non-negative
+    case $2 in
+        ''|*[!0-9]*) ;;
+        *) if [ "$2" -gt 0 ] || [ -n "${3:-}" ]; then return 0; fi ;;
+    esac
+    echo "bench: $1 must be a $kind integer, got \`$2\`" >&2
+    exit 2
+}
+case $MODE in
+    run|exec|do) : "${ROUNDS:=40}" "${RSS_RUNS:=5}" ;;
+    concurrent) : "${ROUNDS:=3}" "${RSS_RUNS:=1}" ;;
+    podman) : "${ROUNDS:=10}" "${RSS_RUNS:=0}" ;;
+    library) : "${ROUNDS:=40}" "${RSS_RUNS:=0}" ;;
+    *) echo "bench: --mode must be run, concurrent, exec, podman, do or library, got \`$MODE\`" >&2; exit 2 ;;
+esac
+posint --rounds "$ROUNDS"
+posint --rss-runs "$RSS_RUNS" 0
+posint --warmup "$WARMUP" 0
+posint --containers "$CONTAINERS"
+posint --parallel "$PARALLEL"
+case $MODE in
+    run|exec) : "${RUNTIMES:=cvisor,crun,runc,floor}" ;;
+    concurrent) : "${RUNTIMES:=cvisor,crun,runc}" ;;
+    podman) : "${RUNTIMES:=cvisor,crun}" ;;
+    do) : "${RUNTIMES:=cvisor-do,cvisor-do-limits,bwrap}" ;;
+esac
+case $MODE in run) : "${CONFIG:=both}" ;; *) : "${CONFIG:=engine}" ;; esac
+case $CONFIG in
+    plain|engine) CONFIGS=("$CONFIG") ;;
+    both) CONFIGS=(plain engine) ;;
+    *) echo "bench: --config must be plain, engine or both, got \`$CONFIG\`" >&2; exit 2 ;;
+esac
+[ "$PHASES" = 0 ] || case $MODE in run|do) ;; *) echo "bench: --phases is for --mode run or do" >&2; exit 2 ;; esac
+read -r -a DO_ARGV <<<"$DO_FLAGS"
 
 [ "$(id -u)" = 0 ] || die "must run as root (runtimes need namespaces and cgroups)"
-for tool in jq cc; do
-    command -v "$tool" >/dev/null || die "\`$tool\` not found (install it: apt-get install jq gcc)"
+for tool in jq cc unshare xargs; do
+    command -v "$tool" >/dev/null || die "\`$tool\` not found (apt-get install jq gcc util-linux findutils)"
 done
 [ -x /usr/bin/time ] || die "/usr/bin/time (GNU time) not found (apt-get install time)"
+[ "$PHASES" = 0 ] || command -v strace >/dev/null || die "--phases needs strace (apt-get install strace)"
 
 if [ -z "$CVISOR_BIN" ]; then
     if [ -x ./src/cvisor ]; then CVISOR_BIN=$PWD/src/cvisor
@@ -132,6 +195,35 @@ if [ -z "$CVISOR_BIN" ]; then
     fi
 fi
 case $CVISOR_BIN in ''|/*) ;; *) CVISOR_BIN=$PWD/$CVISOR_BIN ;; esac
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+# ---------------------------------------------------------------- namespace
+# Everything below runs in one private mount namespace (see Method).
+if [ -z "${CVBENCH_IN_NS:-}" ]; then
+    CVBENCH_IN_NS=1 exec unshare -m --propagation private -- "$BASH" "$0" "${ORIG_ARGS[@]}"
+fi
+# Hidden only where crun runs: `do` and `library` keep the host's layout,
+# which is what `cvisor do` sees when users run it.
+HID_UNIFIED=0
+if [ "$MODE" != do ] && [ "$MODE" != library ] &&
+   [ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = tmpfs ] &&
+   [ "$(stat -fc %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ]; then
+    umount /sys/fs/cgroup/unified || die "cannot unmount /sys/fs/cgroup/unified in the bench's mount namespace"
+    HID_UNIFIED=1
+fi
+
+# ---------------------------------------------------------------- library
+if [ "$MODE" = library ]; then
+    # sandbox-bench.sh runs from the build directory that holds this cvisor.
+    build=${CVISOR_BIN%/src/cvisor}
+    if [ -z "$CVISOR_BIN" ] || [ "$build" = "$CVISOR_BIN" ] || [ ! -e "$build/.libs/libcvisor.so" ]; then
+        echo "bench: mode library skipped: needs a build directory's src/cvisor and .libs/libcvisor.so (got \`${CVISOR_BIN:-none}\`)" >&2
+        exit 77
+    fi
+    command -v bwrap >/dev/null || { echo "bench: mode library skipped: bwrap not found (apt-get install bubblewrap)" >&2; exit 77; }
+    echo "bench: mode library, $ROUNDS rounds: cvisor_run(sb, \"true\") vs \`cvisor do\` vs bwrap (sandbox-bench.sh)"
+    cd "$build" && exec "$HERE/sandbox-bench.sh" "$ROUNDS"
+fi
 
 # Process args as a JSON array.
 if [ "${ARGS_SPEC#\[}" != "$ARGS_SPEC" ]; then
@@ -144,38 +236,47 @@ else
     ARGS_JSON=$(printf '%s\n' "${words[@]}" | jq -cRs 'split("\n") | .[:-1]')
 fi
 mapfile -t ARGV < <(jq -r '.[]' <<<"$ARGS_JSON")
+PROBE_JSON='["/bin/sh","-c","echo cvbench-probe-ok"]'
+PROBE_ARGV=(/bin/sh -c 'echo cvbench-probe-ok')
 
-HERE=$(cd "$(dirname "$0")" && pwd)
 W=$(mktemp -d /tmp/cvbench.XXXXXX) || die "mktemp failed"
 IDPFX=cvbench-$$
-B=$W/bundle
+OWN_MEMCG=$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)
+[ -n "$OWN_MEMCG" ] || OWN_MEMCG=$(sed -n 's/^0:://p' /proc/self/cgroup)
+OWN_MEMCG=${OWN_MEMCG%/}
+PODMAN_G=()
 
 cleanup() {
     local rt id
-    for rt in cvisor runc; do
+    for rt in cvisor crun runc; do
         [ -d "$W/root-$rt" ] || continue
         for id in $(ls "$W/root-$rt" 2>/dev/null); do
             case $id in "$IDPFX"-*) ;; *) continue ;; esac
-            if [ "$rt" = cvisor ]; then "$CVISOR_BIN" --root "$W/root-$rt" delete -f "$id"
-            else runc --root "$W/root-$rt" delete -f "$id"; fi >/dev/null 2>&1
+            case $rt in cvisor) "$CVISOR_BIN" --root "$W/root-$rt" delete -f "$id" ;;
+                        *) "$rt" --root "$W/root-$rt" delete -f "$id" ;; esac >/dev/null 2>&1
         done
     done
-    if [ -d "$W/root-crun" ] && [ -n "$(ls "$W/root-crun" 2>/dev/null)" ]; then
-        unshare -m --propagation private sh -c '
-            umount /sys/fs/cgroup/unified 2>/dev/null
-            for d in "$1"/*; do [ -d "$d" ] && crun --root "$1" delete -f "${d##*/}"; done
-            rm -rf /sys/fs/cgroup/unified/"$2"-* "/sys/fs/cgroup/unified/$3"
-            # empty parents, never the mount point itself: the tmpfs is
-            # shared with the host, and an rmdir of a mount point in another
-            # namespace detaches the mount there (Linux 3.18 and later)
-            d=/sys/fs/cgroup/unified/$3; d=${d%/*}
-            while [ "${d#/sys/fs/cgroup/unified/}" != "$d" ] && rmdir "$d"; do d=${d%/*}; done' \
-            sh "$W/root-crun" "$IDPFX" "${CRUN_CGPATH:-none}" >/dev/null 2>&1
+    if [ ${#PODMAN_G[@]} -gt 0 ]; then
+        podman "${PODMAN_G[@]}" rm -af -t 0 >/dev/null 2>&1
+        podman "${PODMAN_G[@]}" system reset -f >/dev/null 2>&1
     fi
-    # Cgroup directories named after our ids, deepest first (v1 controllers
-    # nest them under our own cgroup or at the hierarchy root).
-    find /sys/fs/cgroup -depth -mindepth 2 -maxdepth 6 -type d -name "$IDPFX-*" \
+    # Anything mounted below the work directory (podman's storage, our shm).
+    grep -F " $W/" /proc/self/mountinfo | awk '{print $5}' | sort -r |
+        while read -r m; do umount -l "$m"; done
+    # Cgroups named after our ids (podman's conmon makes one below), deepest
+    # first; under the hidden cgroup2 mount point crun's litter: plain
+    # directories and files in the tmpfs.
+    find /sys/fs/cgroup -depth -mindepth 2 -maxdepth 12 -type d -path "*/$IDPFX-*" \
         -exec rmdir {} + 2>/dev/null
+    if [ "$HID_UNIFIED" = 1 ] && [ -d "/sys/fs/cgroup/unified$OWN_MEMCG" ]; then
+        find "/sys/fs/cgroup/unified$OWN_MEMCG" -mindepth 1 -maxdepth 1 -name "$IDPFX-*" \
+            -exec rm -rf {} + 2>/dev/null
+        # empty parents, never the mount point itself: the tmpfs is shared
+        # with the host, and an rmdir of a mount point in another namespace
+        # detaches the mount there (Linux 3.18 and later)
+        local d=/sys/fs/cgroup/unified$OWN_MEMCG
+        while [ "${d#/sys/fs/cgroup/unified/}" != "$d" ] && rmdir "$d" 2>/dev/null; do d=${d%/*}; done
+    fi
     if [ "$KEEP" = 1 ]; then echo "bench: work directory kept: $W" >&2
     else rm -rf "$W"; fi
 }
@@ -185,182 +286,296 @@ trap 'exit 130' INT TERM
 TIMER=$W/bench-timer
 cc -O2 -Wall -Wextra -Werror -o "$TIMER" "$HERE/timer.c" || die "cannot compile $HERE/timer.c"
 
+# ---------------------------------------------------------------- configs
+# The rootfs, shared read-only by every bundle: busybox and its applets, and
+# the files the engine config bind-mounts over.
+make_rootfs() {
+    local r=$W/rootfs a
+    [ -x "$BUSYBOX" ] || die "busybox not found at $BUSYBOX (apt-get install busybox-static)"
+    mkdir -p "$r"/{bin,proc,dev,sys,tmp,etc,run} || die "cannot make $r"
+    cp "$BUSYBOX" "$r/bin/busybox" || die "cannot copy $BUSYBOX"
+    # the applet links in one process: one `ln` each takes seconds under load
+    "$BUSYBOX" --list | R=$r/bin perl -ne 'chomp; next if $_ eq "busybox" || $_ eq "";
+        symlink("busybox", "$ENV{R}/$_") or die "symlink $ENV{R}/$_: $!\n"' || die "cannot link busybox's applets"
+    : >"$r/etc/hosts"; : >"$r/etc/hostname"; : >"$r/run/.containerenv"
+    printf 'root:x:0:0:root:/root:/bin/sh\n' >"$r/etc/passwd"
+}
+
+# The two templates, with "@ARGS@" and "@CG@" left for bundle(): filled by
+# string substitution so that `concurrent` writes hundreds without a jq each.
+make_templates() {
+    local d=$W/spec
+    mkdir -p "$d" || return 1
+    SPEC_FROM=cvisor
+    if ! { [ -x "$CVISOR_BIN" ] && (cd "$d" && "$CVISOR_BIN" spec) >/dev/null 2>&1 \
+            && jq -e '.process and .root' "$d/config.json" >/dev/null 2>&1; }; then
+        rm -f "$d/config.json"
+        SPEC_FROM=runc
+        (cd "$d" && runc spec) >/dev/null 2>&1 || die "neither \`cvisor spec\` nor \`runc spec\` produced a config.json"
+    fi
+    jq --arg root "$W/rootfs" \
+        '.process.args = "@ARGS@" | .process.terminal = false | .ociVersion = "1.0.2"
+         | .root.path = $root | .linux.cgroupsPath = "@CG@"' \
+        "$d/config.json" >"$W/tpl-plain.json" || return 1
+
+    # podman 4.3.1's config on this host, its per-container files here.
+    local e=$W/engine nofile nproc
+    mkdir -p "$e/shm" || return 1
+    mount -t tmpfs -o nosuid,nodev,noexec,size=65536k shm "$e/shm" || return 1
+    printf '127.0.0.1\tlocalhost\n::1\tlocalhost\n' >"$e/hosts"
+    echo cvbench >"$e/hostname"
+    printf 'engine="podman-4.3.1"\n' >"$e/containerenv"
+    # podman asks for nofile 1048576 and nproc 4194304; this host's hard
+    # limits are lower (no CAP_SYS_RESOURCE): the lower of the two.
+    nofile=$(ulimit -Hn); [ "$nofile" = unlimited ] || [ "$nofile" -gt 1048576 ] && nofile=1048576
+    nproc=$(ulimit -Hu); [ "$nproc" = unlimited ] || [ "$nproc" -gt 32768 ] && nproc=32768
+    jq -n --arg root "$W/rootfs" --arg e "$e" --argjson nofile "$nofile" --argjson nproc "$nproc" \
+        --slurpfile sec "$HERE/../integration/data/seccomp/podman-default.json" '
+        ["CAP_CHOWN","CAP_DAC_OVERRIDE","CAP_FOWNER","CAP_FSETID","CAP_KILL","CAP_NET_BIND_SERVICE",
+         "CAP_SETFCAP","CAP_SETGID","CAP_SETPCAP","CAP_SETUID","CAP_SYS_CHROOT"] as $caps
+        | def bind($src; $dst; $extra): {destination: $dst, type: "bind", source: $src,
+                                         options: (["bind","rprivate"] + $extra)};
+        {
+          ociVersion: "1.0.2",
+          process: {
+            user: {uid: 0, gid: 0, umask: 18}, args: "@ARGS@", terminal: false,
+            env: ["TERM=xterm", "container=podman",
+                  "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOSTNAME=cvbench"],
+            cwd: "/",
+            capabilities: {bounding: $caps, effective: $caps, permitted: $caps},
+            rlimits: [{type: "RLIMIT_NOFILE", hard: $nofile, soft: $nofile},
+                      {type: "RLIMIT_NPROC", hard: $nproc, soft: $nproc}]
+          },
+          root: {path: $root},
+          hostname: "cvbench",
+          mounts: [
+            {destination: "/proc", type: "proc", source: "proc", options: ["nosuid","noexec","nodev"]},
+            {destination: "/dev", type: "tmpfs", source: "tmpfs",
+             options: ["nosuid","noexec","strictatime","mode=755","size=65536k"]},
+            {destination: "/sys", type: "sysfs", source: "sysfs", options: ["nosuid","noexec","nodev","ro"]},
+            {destination: "/dev/pts", type: "devpts", source: "devpts",
+             options: ["nosuid","noexec","newinstance","ptmxmode=0666","mode=0620","gid=5"]},
+            {destination: "/dev/mqueue", type: "mqueue", source: "mqueue", options: ["nosuid","noexec","nodev"]},
+            bind("\($e)/hosts"; "/etc/hosts"; []),
+            bind("\($e)/shm"; "/dev/shm"; ["nosuid","noexec","nodev"]),
+            bind("\($e)/containerenv"; "/run/.containerenv"; []),
+            bind("\($e)/hostname"; "/etc/hostname"; []),
+            {destination: "/sys/fs/cgroup", type: "cgroup", source: "cgroup",
+             options: ["rprivate","nosuid","noexec","nodev","relatime","ro"]}
+          ],
+          linux: {
+            sysctl: {"net.ipv4.ping_group_range": "0 0"},
+            resources: {devices: [{allow: false, access: "rwm"}], pids: {limit: 2048}},
+            cgroupsPath: "@CG@",
+            namespaces: [{type: "pid"}, {type: "network"}, {type: "ipc"}, {type: "uts"}, {type: "mount"}],
+            seccomp: $sec[0],
+            maskedPaths: ["/proc/acpi","/proc/kcore","/proc/keys","/proc/latency_stats","/proc/timer_list",
+                          "/proc/timer_stats","/proc/sched_debug","/proc/scsi","/sys/firmware",
+                          "/sys/fs/selinux","/sys/dev/block"],
+            readonlyPaths: ["/proc/asound","/proc/bus","/proc/fs","/proc/irq","/proc/sys","/proc/sysrq-trigger"]
+          }
+        }' >"$W/tpl-engine.json" || return 1
+    TPL_plain=$(<"$W/tpl-plain.json")
+    TPL_engine=$(<"$W/tpl-engine.json")
+}
+
+# bundle CONFIG DIR CGROUP-LEAF ARGS-JSON: DIR/config.json from the template,
+# cgroupsPath /<our memory cgroup>/CGROUP-LEAF.
+bundle() {
+    local var=TPL_$1 t cg="\"$OWN_MEMCG/$3\""
+    t=${!var}
+    # quoted replacements: bash 5.2 would expand & in them
+    t=${t/'"@ARGS@"'/"$4"}
+    t=${t/'"@CG@"'/"$cg"}
+    mkdir -p "$2" && printf '%s\n' "$t" >"$2/config.json"
+}
+
 # ---------------------------------------------------------------- runtimes
-# rt_exec RUNTIME ID WRAPPER... : run one container of RUNTIME with the given
-# wrapper command (timer or GNU time) placed directly in front of the runtime.
-rt_exec() {
-    local rt=$1 id=$2; shift 2
-    case $rt in
-        cvisor) "$@" "$CVISOR_BIN" --root "$W/root-cvisor" run --bundle "$W/bundle-cvisor" "$id" ;;
-        runc)   "$@" runc --root "$W/root-runc" run --bundle "$W/bundle-runc" "$id" ;;
-        crun)
-            # $1: where crun writes its cgroup.procs in the hidden tmpfs
-            # (the cgroupsPath, or the id when that is empty); empty parent
-            # directories it made are removed too.
-            unshare -m --propagation private sh -c '
-                umount /sys/fs/cgroup/unified || exit 125
-                litter=/sys/fs/cgroup/unified/$1; shift
-                "$@"; rc=$?
-                rm -rf "$litter"
-                # empty parents only, never the mount point (see cleanup)
-                d=${litter%/*}
-                while [ "${d#/sys/fs/cgroup/unified/}" != "$d" ] && rmdir "$d" 2>/dev/null; do d=${d%/*}; done
-                exit $rc' sh "${CRUN_CGPATH:-$id}" "$@" crun --root "$W/root-crun" run --bundle "$W/bundle-crun" "$id" ;;
-        floor)  "$@" unshare -mpuin --fork "${ARGV[@]}" ;;
-        cvisor-do) "$@" "$CVISOR_BIN" --root "$W/root-cvisor" do "${DO_ARGV[@]}" -- "${ARGV[@]}" ;;
-        bwrap)  "$@" bwrap --ro-bind / / --unshare-pid --unshare-net --unshare-ipc \
-                    --unshare-uts --tmpfs /tmp --tmpfs /run --proc /proc --dev /dev \
-                    --cap-drop ALL "${ARGV[@]}" ;;
-        *) echo "bench: unknown runtime \`$rt\`" >&2; return 2 ;;
+rt_binary_ok() {
+    case $1 in
+        cvisor|cvisor-do|cvisor-do-limits) [ -n "$CVISOR_BIN" ] && [ -x "$CVISOR_BIN" ] ;;
+        crun|runc|bwrap|podman) command -v "$1" >/dev/null ;;
+        floor) command -v unshare >/dev/null && { [ "$MODE" != exec ] || command -v nsenter >/dev/null; } ;;
+        *) return 1 ;;
+    esac
+}
+rt_bin() { case $1 in cvisor) echo "$CVISOR_BIN" ;; *) command -v "$1" ;; esac; }
+
+# KEYS: what is measured ("CONFIG/RUNTIME", or a runtime's name alone);
+# K_RT, K_CFG: its runtime and config; K_DIR: its bundle (or batch) dir.
+KEYS=()
+declare -A K_RT K_CFG K_DIR K_PID
+ROUND=0
+
+# cmd KEY ID [probe]: sets CMD, the command that does one measured thing.
+cmd() {
+    local k=$1 id=$2 probe=${3:-} rt=${K_RT[$1]} bin
+    local -a argv=("${ARGV[@]}")
+    [ -z "$probe" ] || argv=("${PROBE_ARGV[@]}")
+    case $MODE/$rt in
+        */floor)
+            if [ "$MODE" = exec ]; then CMD=(nsenter -t "${K_PID[$k]}" -a "${argv[@]}")
+            else CMD=(unshare -mpuin --fork "${argv[@]}"); fi ;;
+        run/*)
+            bin=$(rt_bin "$rt")
+            CMD=("$bin" --root "$W/root-$rt" run --bundle "${K_DIR[$k]}${probe:+-probe}" "$id") ;;
+        concurrent/*)
+            bin=$(rt_bin "$rt")
+            if [ -n "$probe" ]; then
+                CMD=("$bin" --root "$W/root-$rt" run --bundle "${K_DIR[$k]}-probe" "$id")
+            else
+                CMD=(xargs -P "$PARALLEL" -I@ -a "$W/batch-index" "$bin" --root "$W/root-$rt" run
+                     --bundle "${K_DIR[$k]}/@" "$id-@")
+            fi ;;
+        exec/*)
+            bin=$(rt_bin "$rt")
+            CMD=("$bin" --root "$W/root-$rt" exec --process "$W/process-${K_CFG[$k]}${probe:+-probe}.json"
+                 "$IDPFX-${K_CFG[$k]}-$rt-sleeper") ;;
+        podman/*)
+            bin=$(rt_bin "$rt")
+            CMD=(podman "${PODMAN_G[@]}" --runtime "$bin" --runtime-flag "root=$W/root-$rt"
+                 run --rm --pull=never --network none --cgroup-parent "$OWN_MEMCG/$IDPFX-podman"
+                 --ulimit "nofile=$PODMAN_NOFILE:$PODMAN_NOFILE" --ulimit "nproc=$PODMAN_NPROC:$PODMAN_NPROC"
+                 localhost/cvbench-bb "${argv[@]}") ;;
+        do/cvisor-do) CMD=("$CVISOR_BIN" --root "$W/root-cvisor" do -- "${argv[@]}") ;;
+        do/cvisor-do-limits) CMD=("$CVISOR_BIN" --root "$W/root-cvisor" do "${DO_ARGV[@]}" -- "${argv[@]}") ;;
+        do/bwrap)
+            # cvisor do's isolation: user, pid, net, ipc, uts and mount
+            # namespaces, read-only root, private /tmp, /run, /proc, /dev, no
+            # capabilities, the credential stores of root hidden. Not in it:
+            # cvisor do's seccomp deny-list and environment filter (bwrap has
+            # no built-in filter), so the ratio is a lower bound for cvisor.
+            CMD=(bwrap --unshare-user --unshare-pid --unshare-net --unshare-ipc --unshare-uts
+                 --ro-bind / / --tmpfs /tmp --tmpfs /run --proc /proc --dev /dev --tmpfs /root
+                 --ro-bind /dev/null /etc/shadow --ro-bind /dev/null /etc/gshadow --tmpfs /etc/ssh
+                 --cap-drop ALL --die-with-parent "${argv[@]}") ;;
+        *) die "runtime \`$rt\` has no $MODE mode" ;;
     esac
 }
 
-# Probe: the runtime must really run a container that prints a known line.
-rt_probe() {
-    local rt=$1 out
-    case $rt in
-        cvisor|crun|runc|floor)
-            local cfg=$W/bundle-$rt/config.json
-            [ "$rt" = floor ] || { jq '.process.args = ["/bin/sh","-c","echo cvbench-probe-ok"]' \
-                "$cfg" >"$cfg.tmp" && mv "$cfg.tmp" "$cfg"; }
-            local -a saved_argv=("${ARGV[@]}")
-            ARGV=(/bin/sh -c 'echo cvbench-probe-ok')
-            out=$(rt_exec "$rt" "$IDPFX-$rt-probe" 2>&1)
-            ARGV=("${saved_argv[@]}")
-            [ "$rt" = floor ] || bundle_for "$rt"
-            ;;
-        cvisor-do|bwrap)
-            local -a saved_argv=("${ARGV[@]}")
-            ARGV=(/bin/sh -c 'echo cvbench-probe-ok')
-            out=$(rt_exec "$rt" probe 2>&1)
-            ARGV=("${saved_argv[@]}")
-            ;;
-    esac
+# one KEY SAMPLEFILE WRAPPER...: one measured thing, wrapper in front; a
+# failure stops the bench with the runtime's own words.
+one() {
+    local k=$1 file=$2 id; shift 2
+    ROUND=$((ROUND + 1))
+    id=$IDPFX-${k//\//-}-$ROUND
+    cmd "$k" "$id"
+    if ! "$@" "${CMD[@]}" </dev/null >"$W/run.log" 2>&1; then
+        echo "bench: $k: \`${CMD[*]}\` failed:" >&2
+        sed 's/^/    /' "$W/run.log" | tail -15 >&2
+        exit 1
+    fi
+    [ "$MODE" != concurrent ] || litter_sweep
+}
+
+# crun writes cgroup.procs into the tmpfs under the hidden cgroup2 mount
+# point: sweep it between batches, so hundreds do not pile up.
+litter_sweep() {
+    [ "$HID_UNIFIED" = 1 ] && [ -d "/sys/fs/cgroup/unified$OWN_MEMCG" ] || return 0
+    find "/sys/fs/cgroup/unified$OWN_MEMCG" -mindepth 1 -maxdepth 1 -name "$IDPFX-*" -exec rm -rf {} +
+}
+
+probe() {
+    local k=$1 out
+    cmd "$k" "$IDPFX-probe-${k//\//-}" probe
+    out=$("${CMD[@]}" </dev/null 2>&1)
     if [ "$out" != cvbench-probe-ok ]; then
-        echo "${out:-(no output, exit status 0)}" | head -5 | sed 's/^/    /'
+        echo "\$ ${CMD[*]}"
+        echo "${out:-(no output)}" | tail -5 | sed 's/^/    /'
         return 1
     fi
 }
 
-rt_binary_ok() {
-    case $1 in
-        cvisor|cvisor-do) [ -n "$CVISOR_BIN" ] && [ -x "$CVISOR_BIN" ] ;;
-        crun) command -v crun >/dev/null ;;
-        runc) command -v runc >/dev/null ;;
-        bwrap) command -v bwrap >/dev/null ;;
-        floor) command -v unshare >/dev/null ;;
-        *) return 1 ;;
-    esac
-}
+# ---------------------------------------------------------------- set-up
+IFS=, read -r -a WANT <<<"$RUNTIMES"
+case $MODE in run|concurrent|exec|podman) make_rootfs ;; esac
+case $MODE in run|concurrent|exec) make_templates || die "cannot write the config templates" ;; esac
 
-# ---------------------------------------------------------------- setup
-if [ "$MODE" = do ]; then
-    [ "$RUNTIMES" = cvisor,crun,runc ] && RUNTIMES=cvisor-do,bwrap
-else
-    [ -x "$BUSYBOX" ] || die "busybox not found at $BUSYBOX (apt-get install busybox-static)"
-    mkdir -p "$B/rootfs/bin" "$B/rootfs/proc" "$B/rootfs/dev" "$B/rootfs/sys" "$B/rootfs/tmp" "$B/rootfs/etc"
-    cp "$BUSYBOX" "$B/rootfs/bin/busybox"
-    for a in $("$BUSYBOX" --list); do
-        [ "$a" = busybox ] || ln -s busybox "$B/rootfs/bin/$a"
-    done
-    spec_from=cvisor
-    if ! { [ -x "$CVISOR_BIN" ] && (cd "$B" && "$CVISOR_BIN" spec) >/dev/null 2>&1 \
-            && jq -e '.process and .root' "$B/config.json" >/dev/null 2>&1; }; then
-        rm -f "$B/config.json"
-        spec_from=runc
-        (cd "$B" && runc spec) || die "neither \`cvisor spec\` nor \`runc spec\` produced a config.json"
+if [ "$MODE" = podman ]; then
+    if ! command -v podman >/dev/null; then
+        echo "bench: mode podman skipped: podman not installed (apt-get install podman)" >&2
+        exit 77
     fi
-    # ociVersion 1.0.2 for all: crun 1.8.1 refuses newer ones ("unknown version
-    # specified") and nothing in the default config needs more.
-    jq --argjson a "$ARGS_JSON" '.process.args = $a | .process.terminal = false | .ociVersion = "1.0.2"' \
-        "$B/config.json" >"$B/config.json.tmp" && mv "$B/config.json.tmp" "$B/config.json" \
-        || die "cannot edit $B/config.json"
-    if [ -n "$SECCOMP_FILE" ]; then
-        jq --slurpfile p "$SECCOMP_FILE" '.linux.seccomp = $p[0]' "$B/config.json" >"$B/config.json.tmp" \
-            && mv "$B/config.json.tmp" "$B/config.json" || die "cannot add the seccomp profile $SECCOMP_FILE"
-    fi
+    PODMAN_G=(--root "$W/podman/root" --runroot "$W/podman/runroot" --tmpdir "$W/podman/tmp"
+              --cgroup-manager=cgroupfs --events-backend=file --storage-driver=overlay)
+    PODMAN_NOFILE=$(ulimit -Hn); [ "$PODMAN_NOFILE" = unlimited ] || [ "$PODMAN_NOFILE" -gt 1048576 ] && PODMAN_NOFILE=1048576
+    # conmon lowers nproc to 32768
+    PODMAN_NPROC=$(ulimit -Hu); [ "$PODMAN_NPROC" = unlimited ] || [ "$PODMAN_NPROC" -gt 32768 ] && PODMAN_NPROC=32768
+    mkdir -p "$W/podman" && tar -C "$W/rootfs" -c . | podman "${PODMAN_G[@]}" import -q - localhost/cvbench-bb >"$W/import.log" 2>&1 \
+        || { cat "$W/import.log" >&2; die "podman import of the busybox rootfs failed"; }
 fi
 
-# bundle_for RUNTIME: the shared config with an absolute root.path and, on a
-# host with a v1 memory controller, cgroupsPath under our own memory cgroup
-# (crun 1.8.1 would otherwise put its memory cgroup at the hierarchy root).
-# One bundle per runtime so each has its own cgroup path.
-OWN_MEMCG=$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)
-bundle_for() {
-    local rt=$1 d=$W/bundle-$1
-    mkdir -p "$d" || return 1
-    jq --arg root "$B/rootfs" --arg cg "${OWN_MEMCG%/}/$IDPFX-$rt" --arg v1 "${OWN_MEMCG:+yes}" \
-        '.root.path = $root | if $v1 == "yes" then .linux.cgroupsPath = $cg else . end' \
-        "$B/config.json" >"$d/config.json.tmp" && mv "$d/config.json.tmp" "$d/config.json" || return 1
-    if [ "$rt" = crun ]; then
-        CRUN_CGPATH=$(jq -r '.linux.cgroupsPath // "" | ltrimstr("/")' "$d/config.json") || return 1
+add_key() {   # add_key KEY RUNTIME CONFIG
+    rt_binary_ok "$2" || { echo "bench: $1: skipped: \`$2\` is not installed or not a runtime of mode $MODE" >&2; return 1; }
+    K_RT[$1]=$2; K_CFG[$1]=$3; K_DIR[$1]=$W/b-${1//\//-}
+    case $MODE/$2 in
+        run/floor|do/*|podman/*|exec/floor) ;;
+        run/*|exec/*)
+            bundle "$3" "${K_DIR[$1]}" "$IDPFX-${1//\//-}" "$ARGS_JSON" &&
+            bundle "$3" "${K_DIR[$1]}-probe" "$IDPFX-${1//\//-}-probe" "$PROBE_JSON" || die "cannot write the bundle of $1" ;;
+        concurrent/*)
+            local i
+            for ((i = 1; i <= CONTAINERS; i++)); do
+                bundle "$3" "${K_DIR[$1]}/$i" "$IDPFX-${1//\//-}-$i" "$ARGS_JSON" || die "cannot write the bundles of $1"
+            done
+            bundle "$3" "${K_DIR[$1]}-probe" "$IDPFX-${1//\//-}-probe" "$PROBE_JSON" || die "cannot write the bundle of $1" ;;
+    esac
+    if [ "$MODE/$2" = exec/floor ]; then
+        # nsenter into cvisor's container (the first config's)
+        K_PID[$1]=${K_PID[${CONFIGS[0]}/cvisor]:-}
+        [ -n "${K_PID[$1]}" ] || { echo "bench: $1: skipped: needs cvisor's running container to enter" >&2; return 1; }
+    elif [ "$MODE" = exec ]; then
+        # the running container the execs go into, and the process they run
+        local bin pid
+        bin=$(rt_bin "$2")
+        bundle "$3" "${K_DIR[$1]}-sleeper" "$IDPFX-${1//\//-}-sleeper" '["/bin/sleep","1000000"]' || return 1
+        jq --argjson a "$ARGS_JSON" '.process | .args = $a' "${K_DIR[$1]}/config.json" >"$W/process-$3.json" &&
+        jq --argjson a "$PROBE_JSON" '.process | .args = $a' "${K_DIR[$1]}/config.json" >"$W/process-$3-probe.json" || return 1
+        if ! "$bin" --root "$W/root-$2" run -d --bundle "${K_DIR[$1]}-sleeper" "$IDPFX-$3-$2-sleeper" \
+                </dev/null >"$W/sleeper.log" 2>&1; then
+            echo "bench: $1: skipped: its container for exec does not start:" >&2
+            sed 's/^/    /' "$W/sleeper.log" | tail -5 >&2
+            return 1
+        fi
+        pid=$("$bin" --root "$W/root-$2" state "$IDPFX-$3-$2-sleeper" | jq -r .pid)
+        K_PID[$1]=$pid
     fi
+    if ! probe "$1" >"$W/probe.log" 2>&1; then
+        echo "bench: $1: skipped: its probe did not print \`cvbench-probe-ok\`:" >&2
+        sed 's/^/    /' "$W/probe.log" >&2
+        return 1
+    fi
+    KEYS+=("$1")
 }
 
-IFS=, read -r -a want <<<"$RUNTIMES"
-RTS=()
-for rt in "${want[@]}"; do
-    if ! rt_binary_ok "$rt"; then
-        echo "bench: $rt: not installed or unknown; skipped" >&2
-        continue
-    fi
-    case $rt in
-        cvisor|crun|runc) bundle_for "$rt" || die "cannot write the bundle for $rt" ;;
+if [ "$MODE" = concurrent ]; then seq 1 "$CONTAINERS" >"$W/batch-index"; fi
+for rt in "${WANT[@]}"; do
+    case $MODE/$rt in
+        run/floor)
+            add_key floor floor - ;;
+        exec/floor) ;;   # after cvisor's container exists
+        run/*|concurrent/*|exec/*)
+            for cfg in "${CONFIGS[@]}"; do add_key "$cfg/$rt" "$rt" "$cfg"; done ;;
+        *) add_key "$rt" "$rt" - ;;
     esac
-    if ! rt_probe "$rt" >"$W/probe-$rt.log" 2>&1; then
-        if [ "$rt" = cvisor-do ]; then
-            echo "bench: cvisor-do: skipped: \`cvisor do\` is unavailable (probe \`$CVISOR_BIN do /bin/sh -c 'echo cvbench-probe-ok'\` failed):" >&2
-        else
-            echo "bench: $rt: skipped: probe container failed:" >&2
-        fi
-        cat "$W/probe-$rt.log" >&2
-        continue
-    fi
-    RTS+=("$rt")
 done
-if [ "$MODE" = do ] && [[ ",$RUNTIMES," = *",cvisor-do,"* ]] && [[ " ${RTS[*]} " != *" cvisor-do "* ]]; then
+[ "$MODE" = exec ] && [[ ",$RUNTIMES," = *,floor,* ]] && add_key floor floor -
+
+if [ "$MODE" = do ] && [[ " ${KEYS[*]} " != *" cvisor-do"* ]]; then
     echo "bench: mode do skipped: \`cvisor do\` is not available (cvisor binary: ${CVISOR_BIN:-none found; use --cvisor PATH})" >&2
     exit 77
 fi
-[ ${#RTS[@]} -gt 0 ] || die "no runtime left to measure"
+[ ${#KEYS[@]} -gt 0 ] || { echo "bench: mode $MODE: nothing left to measure" >&2; exit 77; }
 
-echo "bench: mode $MODE, args $ARGS_JSON, $ROUNDS rounds, runtimes: ${RTS[*]}" \
-     "$([ "$MODE" = run ] && echo "(config.json from \`$spec_from spec\`)")" \
-     "$([ -n "$DO_FLAGS" ] && echo "(cvisor do $DO_FLAGS)")"
-echo "bench: $(uname -r), $(nproc) CPUs, cvisor: ${CVISOR_BIN:-none}"
+what=$ARGS_JSON
+[ "$MODE" != concurrent ] || what="$ARGS_JSON x $CONTAINERS containers, $PARALLEL at a time"
+echo "bench: mode $MODE$([ "$PHASES" = 1 ] && echo " --phases"), $what, $ROUNDS rounds: ${KEYS[*]}"
+case $MODE in run|concurrent|exec) echo "bench: configs: plain = \`$SPEC_FROM spec\`, engine = podman 4.3.1's (see bench.sh)" ;; esac
+[ "$MODE" != do ] || echo "bench: cvisor-do-limits: cvisor do $DO_FLAGS"
+echo "bench: $(uname -r), $(nproc) CPUs, cvisor: ${CVISOR_BIN:-none}; one private mount namespace$([ "$HID_UNIFIED" = 1 ] && echo ", /sys/fs/cgroup/unified hidden")"
+echo "bench: work directory $W, container ids and cgroups $IDPFX-*"
 # Other load on the machine widens p10..p90 and moves medians: say how much there was.
 echo "bench: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-
-# ---------------------------------------------------------------- measure
-N=0
-one_run() {   # one_run RUNTIME SAMPLEFILE WRAPPER...
-    local rt=$1 file=$2; shift 2
-    N=$((N + 1))
-    local id=$IDPFX-$rt-$N
-    if ! rt_exec "$rt" "$id" "$@" >"$W/run.log" 2>&1; then
-        echo "bench: $rt: run $id failed:" >&2
-        sed 's/^/    /' "$W/run.log" | head -10 >&2
-        exit 1
-    fi
-}
-
-for rt in "${RTS[@]}"; do
-    for _ in 1 2; do one_run "$rt" /dev/null "$TIMER" "$W/warmup"; done
-done
-
-for ((r = 1; r <= ROUNDS; r++)); do
-    for rt in "${RTS[@]}"; do
-        one_run "$rt" "$W/t-$rt" "$TIMER" "$W/t-$rt"
-    done
-done
-
-for ((r = 1; r <= RSS_RUNS; r++)); do
-    for rt in "${RTS[@]}"; do
-        one_run "$rt" "$W/m-$rt" /usr/bin/time -a -o "$W/m-$rt" -f %M
-    done
-done
-
-echo "bench: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---------------------------------------------------------------- report
 # stats FILE COLUMN: median p10 p90 of a numeric column (nearest rank).
@@ -375,25 +590,133 @@ stats() {
         }'
 }
 
-declare -A MED
-printf '\n%-10s %9s %9s %9s %6s %12s\n' runtime "median" "p10" "p90" runs "peak RSS"
-printf '%-10s %9s %9s %9s %6s %12s\n' "" "(ms)" "(ms)" "(ms)" "" "(kB, median)"
-for rt in "${RTS[@]}"; do
-    read -r med p10 p90 < <(stats "$W/t-$rt" 1)
-    MED[$rt]=$med
-    rss="-"
-    if [ "$RSS_RUNS" -gt 0 ]; then read -r rss _ < <(stats "$W/m-$rt" 1); fi
-    awk -v rt="$rt" -v a="$med" -v b="$p10" -v c="$p90" -v n="$(wc -l <"$W/t-$rt")" -v m="$rss" \
-        'BEGIN { printf "%-10s %9.2f %9.2f %9.2f %6d %12s\n", rt, a/1e6, b/1e6, c/1e6, n, m }'
+# mean FILE COLUMN. CPU times are means, not medians: the kernel samples
+# them per tick, so one short run reads 0 or a whole tick, and only the mean
+# of many converges on the true figure.
+mean() { awk -v c="$2" '{ s += $c } END { print NR ? s / NR : 0 }' "$1"; }
+
+# table TITLE KEY...: one line per key; ratios of the others to each cvisor key.
+declare -A MED USR SYS
+table() {
+    local title=$1 k med p10 p90 usr sys rss n; shift
+    printf '\n%s\n' "$title"
+    printf '%-22s %9s %9s %9s %5s %9s %9s %10s\n' "" median p10 p90 runs "user" "sys" "peak RSS"
+    printf '%-22s %9s %9s %9s %5s %9s %9s %10s\n' "" "(ms)" "(ms)" "(ms)" "" "(ms,mean)" "(ms,mean)" "(kB)"
+    for k in "$@"; do
+        read -r med p10 p90 < <(stats "$W/t-${k//\//-}" 1)
+        usr=$(mean "$W/t-${k//\//-}" 4)
+        sys=$(mean "$W/t-${k//\//-}" 5)
+        MED[$k]=$med; USR[$k]=$usr; SYS[$k]=$sys
+        rss=-
+        [ ! -s "$W/m-${k//\//-}" ] || read -r rss _ < <(stats "$W/m-${k//\//-}" 1)
+        n=$(wc -l <"$W/t-${k//\//-}")
+        awk -v k="$k" -v a="$med" -v b="$p10" -v c="$p90" -v n="$n" -v u="$usr" -v s="$sys" -v m="$rss" \
+            'BEGIN { printf "%-22s %9.2f %9.2f %9.2f %5d %9.2f %9.2f %10s\n", k, a/1e6, b/1e6, c/1e6, n, u/1e3, s/1e3, m }'
+    done
+    local base
+    for base in "$@"; do
+        case ${K_RT[$base]} in cvisor|cvisor-do|cvisor-do-limits) ;; *) continue ;; esac
+        for k in "$@"; do
+            case ${K_RT[$k]} in cvisor|cvisor-do|cvisor-do-limits) continue ;; esac
+            awk -v n="${k##*/}/${base##*/}" -v a="${MED[$k]}" -v b="${MED[$base]}" \
+                -v ua="${USR[$k]}" -v ub="${USR[$base]}" -v sa="${SYS[$k]}" -v sb="${SYS[$base]}" '
+                function r(x, y) { return y > 0 ? sprintf("%.2f", x / y) : "-" }
+                BEGIN { printf "ratio %-26s %6s   (user %s, sys %s)\n", n, r(a, b), r(ua, ub), r(sa, sb) }'
+        done
+    done
+}
+
+report() {
+    local cfg k ks
+    case $MODE in
+        run|concurrent|exec)
+            for cfg in "${CONFIGS[@]}"; do
+                ks=()
+                for k in "${KEYS[@]}"; do
+                    [ "${K_CFG[$k]}" = "$cfg" ] || [ "${K_CFG[$k]}" = - ] && ks+=("$k")
+                done
+                [ ${#ks[@]} -eq 0 ] || table "config $cfg$([ "$MODE" != concurrent ] ||
+                    echo ", wall time of $CONTAINERS containers $PARALLEL at a time (peak RSS: the largest runtime process)"):" "${ks[@]}"
+            done ;;
+        podman) table "podman run --rm (user/sys: podman and what it waits for; peak RSS not measured: podman's own, not the runtime's):" "${KEYS[@]}" ;;
+        *) table "$MODE:" "${KEYS[@]}" ;;
+    esac
+}
+
+# ---------------------------------------------------------------- phases
+# Landmarks in a trace of one run (strace -f -ttt -y of the calls below
+# only, so the tracing itself costs less), each the time in ms since the
+# runtime's execve:
+#   reexec     the first execve after the runtime's own (cvisor's exe-guard,
+#              runc's `runc init`, ...), if any before the process's
+#   cgroup     first mkdir under /sys/fs/cgroup
+#   namespaces first clone/clone3/unshare with a CLONE_NEW* flag
+#   pivot_root first pivot_root
+#   seccomp    the last filter loaded (seccomp or prctl) before the exec
+#   exec       the execve of the process (ARGV[0]) that succeeded
+#   exited     that process's exit
+#   cleanup    first cgroup removal under /sys/fs/cgroup after it
+#   end        the runtime's own exit
+PHASE_CALLS=execve,execveat,clone,clone3,unshare,pivot_root,mkdir,mkdirat,rmdir,unlinkat,seccomp,prctl,exit_group
+landmarks() {   # landmarks TRACE: one line "name ms" per landmark found
+    awk -v prog="${ARGV[0]}" '
+        function t() { return ($2 - t0) * 1000 }
+        # a path under /sys/fs/cgroup: absolute, or relative to a directory fd there (strace -y)
+        function in_cgroupfs() { return $0 ~ /\(([0-9]+<\/sys\/fs\/cgroup\/|(AT_FDCWD[^,]*, )?"\/sys\/fs\/cgroup\/)/ }
+        NR == 1 { t0 = $2; main = $1; next }
+        !re && !ex && /execve(at)?\(/ && !index($0, "execve(\"" prog "\"") && !/= -1/ { re = t() }
+        !cg && /mkdir(at)?\(/ && in_cgroupfs() { cg = t() }
+        !ns && /(clone3?|unshare)\(.*CLONE_NEW/ { ns = t() }
+        !pr && /pivot_root\(/ { pr = t() }
+        !ex && /seccomp\(SECCOMP_SET_MODE_FILTER|prctl\(PR_SET_SECCOMP/ && !/= -1/ { sc = t() }
+        index($0, "execve(\"" prog "\"") && !/= -1/ { ex = t(); expid = $1 }
+        ex && !xt && $1 == expid && /exit_group\(|\+\+\+ exited/ { xt = t() }
+        xt && !cl && (/rmdir\(/ || /unlinkat\(.*AT_REMOVEDIR/) && in_cgroupfs() { cl = t() }
+        $1 == main && /\+\+\+ (exited|killed)/ { end = t() }
+        END {
+            if (re) print "reexec", re; if (cg) print "cgroup", cg; if (ns) print "namespaces", ns; if (pr) print "pivot_root", pr
+            if (sc) print "seccomp", sc; if (ex) print "exec", ex; if (xt) print "exited", xt
+            if (cl) print "cleanup", cl; if (end) print "end", end
+        }' "$1"
+}
+
+phases() {
+    local r k i n=0
+    for ((r = 1; r <= ROUNDS; r++)); do
+        for k in "${KEYS[@]}"; do
+            [ "${K_RT[$k]}" != floor ] || continue
+            n=$((n + 1))
+            one "$k" /dev/null strace -f -ttt -y --seccomp-bpf -e trace="$PHASE_CALLS" -o "$W/trace-${k//\//-}-$r"
+            landmarks "$W/trace-${k//\//-}-$r" >>"$W/l-${k//\//-}"
+        done
+    done
+    echo "bench: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo
+    echo "phases (strace landmarks, median ms since the runtime's execve over $ROUNDS traced runs; the tracing"
+    echo "slows every traced call, so totals exceed the untraced times; phase = landmark minus the one above):"
+    for k in "${KEYS[@]}"; do
+        [ "${K_RT[$k]}" != floor ] || continue
+        printf '\n%s\n' "$k"
+        printf '  %-12s %8s %8s %6s\n' landmark "at (ms)" "phase" runs
+        for i in reexec cgroup namespaces pivot_root seccomp exec exited cleanup end; do
+            awk -v l="$i" '$1 == l { print $2 }' "$W/l-${k//\//-}" | sort -n |
+                awk -v l="$i" '{ v[NR] = $1 } END { if (NR) print l, (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, NR }'
+        done | sort -k2,2n | awk '{ printf "  %-12s %8.2f %8.2f %6d\n", $1, $2, $2 - prev, $3; prev = $2 }'
+    done
+}
+
+# ---------------------------------------------------------------- measure
+for k in "${KEYS[@]}"; do
+    for ((r = 1; r <= WARMUP; r++)); do one "$k" /dev/null "$TIMER" "$W/warmup"; done
 done
 
-base=${RTS[0]}
-for rt in "${RTS[@]}"; do
-    case $rt in cvisor|cvisor-do) base=$rt ;; esac
+if [ "$PHASES" = 1 ]; then phases; exit 0; fi
+
+for ((r = 1; r <= ROUNDS; r++)); do
+    for k in "${KEYS[@]}"; do one "$k" "$W/t-${k//\//-}" "$TIMER" "$W/t-${k//\//-}"; done
 done
-echo
-for rt in "${RTS[@]}"; do
-    [ "$rt" = "$base" ] && continue
-    awk -v a="${MED[$rt]}" -v b="${MED[$base]}" -v n="$rt/$base" \
-        'BEGIN { printf "ratio %-16s %6.2f\n", n, a / b }'
+for ((r = 1; r <= RSS_RUNS; r++)); do
+    for k in "${KEYS[@]}"; do one "$k" "$W/m-${k//\//-}" /usr/bin/time -a -o "$W/m-${k//\//-}" -f %M; done
 done
+echo "bench: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+report
