@@ -448,7 +448,7 @@ cmd() {
             CMD=(bwrap --unshare-user --unshare-pid --unshare-net --unshare-ipc --unshare-uts
                  --ro-bind / / --tmpfs /tmp --tmpfs /run --proc /proc --dev /dev --tmpfs /root
                  --ro-bind /dev/null /etc/shadow --ro-bind /dev/null /etc/gshadow --tmpfs /etc/ssh
-                 --cap-drop ALL --die-with-parent "${argv[@]}") ;;
+                 --cap-drop ALL "${argv[@]}") ;;
         *) die "runtime \`$rt\` has no $MODE mode" ;;
     esac
 }

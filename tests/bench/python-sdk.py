@@ -15,9 +15,10 @@ The ways:
   sandbox-nonet   the same with set_allow_network(False), as bwrap's
   sandbox-new     Sandbox() then .run("true") then .close(), per call
   session-run     SandboxSession.run(["true"]) on one open session (no network)
-  bwrap           subprocess.run of bwrap over a read-only root, new pid/net/
-                  ipc/uts namespaces, private /tmp, /run, /proc, /dev, no
-                  capabilities (as tests/bench/bench.sh --mode do)
+  bwrap           subprocess.run of bwrap over a read-only root, new user/
+                  pid/net/ipc/uts namespaces, private /tmp, /run, /proc, /dev,
+                  root's credential stores hidden, no capabilities (as
+                  tests/bench/bench.sh --mode do)
 """
 import argparse
 import os
@@ -31,8 +32,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import cvisor  # noqa: E402
 
-BWRAP = ["bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-         "--tmpfs", "/tmp", "--tmpfs", "/run", "--proc", "/proc", "--dev", "/dev", "--cap-drop", "ALL", "true"]
+BWRAP = ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+         "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--tmpfs", "/run", "--proc", "/proc", "--dev", "/dev",
+         "--tmpfs", "/root", "--ro-bind", "/dev/null", "/etc/shadow", "--ro-bind", "/dev/null", "/etc/gshadow",
+         "--tmpfs", "/etc/ssh", "--cap-drop", "ALL", "true"]
 
 
 def main() -> int:
