@@ -44,8 +44,8 @@
 #     under the caller's own memory cgroup, one per runtime (per container in
 #     `concurrent`), so every runtime does the same cgroup work.
 #   - Rounds are interleaved: cvisor, crun, runc, floor, cvisor, crun, ... so
-#     drift of the machine hits every runtime alike. Two untimed warm-up runs
-#     per runtime come first.
+#     drift of the machine hits every runtime alike. Untimed warm-up runs
+#     per runtime come first (two; one batch in concurrent, one in podman).
 #   - The timer (timer.c, compiled into the work directory) sits directly in
 #     front of the runtime: CLOCK_MONOTONIC just before fork and just after
 #     wait4; it also records user and system CPU time (rusage of the runtime
@@ -93,7 +93,13 @@ usage: bench.sh [OPTIONS]
                          words ('/bin/echo hi'); default /bin/true
   --rss-runs N           runs per runtime for peak RSS (default 5,
                          concurrent 1; 0 skips)
-  --warmup N             untimed runs per runtime first (default 2)
+  --seccomp-cache warm|off
+                         cvisor caches compiled seccomp filters (in the work
+                         directory here, so each bench starts cold and the
+                         warm-up fills it): warm (default) or off, which
+                         compiles the filter on every run as crun and runc do
+  --warmup N             untimed runs (batches) per runtime first (default 2;
+                         concurrent and podman 1)
   --cvisor PATH          cvisor binary (default $CVISOR, ./src/cvisor, or
                          cvisor on PATH)
   --busybox PATH         static busybox for the rootfs (default /bin/busybox)
@@ -117,14 +123,15 @@ RSS_RUNS=
 CVISOR_BIN=${CVISOR:-}
 BUSYBOX=/bin/busybox
 KEEP=0
-WARMUP=2
+WARMUP=
+SECCOMP_CACHE=warm
 
 # An option's value must be present: one clear line instead of bash's own.
 need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "bench: option \`$1\` needs a value" >&2; exit 2; }; }
 
 ORIG_ARGS=("$@")
 while [ $# -gt 0 ]; do
-    case $1 in -n|--rounds|--runtimes|--bundle-args|--mode|--rss-runs|--cvisor|--busybox|--do-flags|--config|--containers|--parallel|--warmup) need "$@" ;; esac
+    case $1 in -n|--rounds|--runtimes|--bundle-args|--mode|--rss-runs|--cvisor|--busybox|--do-flags|--config|--containers|--parallel|--warmup|--seccomp-cache) need "$@" ;; esac
     case $1 in
         --mode) MODE=$2; shift 2 ;;
         -n|--rounds) ROUNDS=$2; shift 2 ;;
@@ -137,6 +144,7 @@ while [ $# -gt 0 ]; do
         --bundle-args) ARGS_SPEC=$2; shift 2 ;;
         --rss-runs) RSS_RUNS=$2; shift 2 ;;
         --warmup) WARMUP=$2; shift 2 ;;
+        --seccomp-cache) SECCOMP_CACHE=$2; shift 2 ;;
         --cvisor) CVISOR_BIN=$2; shift 2 ;;
         --busybox) BUSYBOX=$2; shift 2 ;;
         --keep) KEEP=1; shift ;;
@@ -156,10 +164,10 @@ posint() {   # posint NAME VALUE [zero-ok]
     exit 2
 }
 case $MODE in
-    run|exec|do) : "${ROUNDS:=40}" "${RSS_RUNS:=5}" ;;
-    concurrent) : "${ROUNDS:=3}" "${RSS_RUNS:=1}" ;;
-    podman) : "${ROUNDS:=10}" "${RSS_RUNS:=0}" ;;
-    library) : "${ROUNDS:=40}" "${RSS_RUNS:=0}" ;;
+    run|exec|do) : "${ROUNDS:=40}" "${RSS_RUNS:=5}" "${WARMUP:=2}" ;;
+    concurrent) : "${ROUNDS:=3}" "${RSS_RUNS:=1}" "${WARMUP:=1}" ;;
+    podman) : "${ROUNDS:=10}" "${RSS_RUNS:=0}" "${WARMUP:=1}" ;;
+    library) : "${ROUNDS:=40}" "${RSS_RUNS:=0}" "${WARMUP:=0}" ;;
     *) echo "bench: --mode must be run, concurrent, exec, podman, do or library, got \`$MODE\`" >&2; exit 2 ;;
 esac
 posint --rounds "$ROUNDS"
@@ -179,6 +187,7 @@ case $CONFIG in
     both) CONFIGS=(plain engine) ;;
     *) echo "bench: --config must be plain, engine or both, got \`$CONFIG\`" >&2; exit 2 ;;
 esac
+case $SECCOMP_CACHE in warm|off) ;; *) echo "bench: --seccomp-cache must be warm or off, got \`$SECCOMP_CACHE\`" >&2; exit 2 ;; esac
 [ "$PHASES" = 0 ] || case $MODE in run|do) ;; *) echo "bench: --phases is for --mode run or do" >&2; exit 2 ;; esac
 read -r -a DO_ARGV <<<"$DO_FLAGS"
 
@@ -282,6 +291,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# cvisor's cache of compiled seccomp filters: private to this bench (it
+# starts empty; the probe and warm-up fill it), or off.
+if [ "$SECCOMP_CACHE" = warm ]; then export CVISOR_SECCOMP_CACHE=$W/seccomp-cache
+else export CVISOR_SECCOMP_CACHE=; fi
 
 TIMER=$W/bench-timer
 cc -O2 -Wall -Wextra -Werror -o "$TIMER" "$HERE/timer.c" || die "cannot compile $HERE/timer.c"
@@ -572,6 +586,7 @@ what=$ARGS_JSON
 echo "bench: mode $MODE$([ "$PHASES" = 1 ] && echo " --phases"), $what, $ROUNDS rounds: ${KEYS[*]}"
 case $MODE in run|concurrent|exec) echo "bench: configs: plain = \`$SPEC_FROM spec\`, engine = podman 4.3.1's (see bench.sh)" ;; esac
 [ "$MODE" != do ] || echo "bench: cvisor-do-limits: cvisor do $DO_FLAGS"
+echo "bench: cvisor's seccomp filter cache: $SECCOMP_CACHE$([ "$MODE" != podman ] || echo " (podman may not pass it on: then /run/cvisor/seccomp-cache)")"
 echo "bench: $(uname -r), $(nproc) CPUs, cvisor: ${CVISOR_BIN:-none}; one private mount namespace$([ "$HID_UNIFIED" = 1 ] && echo ", /sys/fs/cgroup/unified hidden")"
 echo "bench: work directory $W, container ids and cgroups $IDPFX-*"
 # Other load on the machine widens p10..p90 and moves medians: say how much there was.
