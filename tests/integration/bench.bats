@@ -71,6 +71,9 @@ installed() { command -v "$1" >/dev/null; }
 	[[ "$stderr" == *"--rounds must be a positive integer"* ]]
 	run --separate-stderr "$BENCH" --mode exec --phases
 	[ "$status" -eq 2 ]
+	run --separate-stderr "$BENCH" --seccomp-cache maybe
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--seccomp-cache must be warm or off"* ]]
 }
 
 @test "bench.sh --mode run: plain and engine tables, floor, ratios" {
