@@ -1,0 +1,6 @@
+"""python3 -m cvisor.server: the cvisor-server command."""
+import sys
+
+from . import main
+
+sys.exit(main())
