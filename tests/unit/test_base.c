@@ -506,6 +506,29 @@ static void test_clock(void)
 	ok(ms >= a / 1000000u && ms <= b / 1000000u, "cv_now_ms is the same clock in milliseconds");
 }
 
+/* cv_closep by hand leaves -1: a second call (a loop, the cleanup at the
+ * end of the scope) must not close the number again, which by then may be
+ * another thread's fd (the sandbox API's runs did, under threads). */
+static void test_closep(void)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		ok(0, "pipe2");
+		return;
+	}
+	int fd = p[0];
+	cv_closep(&fd);
+	ok(fd == -1, "cv_closep sets the fd to -1 (%d)", fd);
+	int reused = dup(p[1]); /* the lowest free number: p[0]'s */
+	ok(reused == p[0], "the number is reused (%d, %d)", reused, p[0]);
+	cv_closep(&fd);
+	ok(fcntl(reused, F_GETFD) >= 0, "a second cv_closep leaves the new fd open");
+	errno = EINTR;
+	cv_closep(&reused);
+	ok(errno == EINTR, "cv_closep keeps errno");
+	close(p[1]);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -520,6 +543,7 @@ int main(void)
 	test_fd_passing();
 	test_unix_connect();
 	test_clock();
+	test_closep();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)

@@ -14,11 +14,15 @@ static inline void cv_freep(void *p)
 {
 	free(*(void **)p);
 }
+/* Also called by hand (cv_closep(&r->in)) on an fd a loop or a later
+ * cleanup still looks at: it must read -1 afterwards, or a second close
+ * would hit whatever another thread opened under the same number. */
 static inline void cv_closep(int *fd)
 {
 	if (*fd >= 0) {
 		int saved = errno;
 		(void)close(*fd); /* nothing useful to do on close failure here */
+		*fd = -1;
 		errno = saved;
 	}
 }
