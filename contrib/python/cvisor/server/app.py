@@ -152,7 +152,9 @@ def _depth(doc: ast.Document, limit: int) -> int:
                 best = max(best, walk(s.selection_set, depth, seen))
             elif isinstance(s, ast.FragmentSpread):
                 name = s.name.value
-                if name in seen or name not in frags:
+                if name in seen:
+                    raise RequestError(400, "fragment %r spreads itself (a cycle)" % name, "GRAPHQL_VALIDATION_FAILED")
+                if name not in frags:
                     continue  # validation refuses it
                 best = max(best, walk(frags[name].selection_set, depth, seen + (name,)))
             if best > limit:
@@ -321,7 +323,10 @@ class Server:
         d = _depth(doc, self.config.max_depth)
         if d > self.config.max_depth:
             raise RequestError(400, "the query is deeper than %d levels" % self.config.max_depth, "QUERY_TOO_DEEP")
-        errors = validate(self.schema, doc)
+        try:
+            errors = validate(self.schema, doc)
+        except RecursionError:
+            raise RequestError(400, "the query nests too deep to validate", "QUERY_TOO_DEEP") from None
         if errors:
             raise RequestError(400, "; ".join(str(e) for e in errors[:5]), "GRAPHQL_VALIDATION_FAILED")
         return doc, _operation(doc, name), variables, name
@@ -375,8 +380,12 @@ class Server:
         except asyncio.CancelledError:
             status = 499
             raise
+        except Exception as e:  # a bug: the client gets the request id, the log the details
+            status = 500
+            fields["errors"] = ["%s: %s" % (type(e).__name__, e)]
+            return self._error_response(500, "internal error (request %s)" % rid, "INTERNAL", rid)
         finally:
-            self.log("info", operation=label, status=locals().get("status", 500),
+            self.log("info" if locals().get("status", 500) < 500 else "error", operation=label, status=locals().get("status", 500),
                      duration_ms=round((time.monotonic() - t0) * 1000, 2), **fields)
 
     def _format(self, e: Exception) -> Dict[str, Any]:
