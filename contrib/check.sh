@@ -29,6 +29,9 @@ PACKAGES=(
 	git
 	# the Python SDK (contrib/python): its tests, pip install into a venv
 	python3-pytest python3-venv python3-pip
+	# the remote service cvisor-server (contrib/python/cvisor/server); its
+	# tests make a self-signed certificate and read contrib/kubernetes
+	python3-aiohttp python3-graphql-core openssl python3-yaml
 	# fuzzing; the layout of the C sources (tests/lint/format.sh)
 	clang clang-format
 	# reference runtimes and engines

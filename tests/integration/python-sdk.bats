@@ -57,6 +57,10 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "$("$VENV/env/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cvisor/__init__.py" ]
 	[ "${lines[1]}" = "1610612736" ]
+	# the remote service's command, made by pip from [project.scripts]
+	run "$VENV/env/bin/cvisor-server" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--tokens FILE"* ]]
 	run "$VENV/env/bin/python" -c 'import cvisor; print(cvisor.Sandbox().run("echo from-venv").stdout)'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "from-venv" ]
@@ -64,7 +68,7 @@ teardown() {
 
 @test "python sdk: make install puts the package where Debian's python3 finds it" {
 	VENV="$(mktemp -d)"
-	run make -s -C "$CVISOR_BUILDDIR" install-cvisorpyDATA DESTDIR="$VENV"
+	run make -s -C "$CVISOR_BUILDDIR" install-cvisorpyDATA install-cvisorserverpyDATA install-binSCRIPTS DESTDIR="$VENV"
 	[ "$status" -eq 0 ]
 	init="$(cd "$VENV" && find . -path '*/cvisor/__init__.py')"
 	[ -n "$init" ]
@@ -77,4 +81,13 @@ teardown() {
 	run env PYTHONPATH="$VENV$site" "$PY" -c 'import cvisor; print(cvisor.__file__)'
 	[ "$status" -eq 0 ]
 	[ "$output" = "$VENV$site/cvisor/__init__.py" ]
+	# the remote service: its command, and every module of its package
+	server="$(cd "$VENV" && find . -path '*/bin/cvisor-server')"
+	[ -n "$server" ]
+	"$PY" -c 'import aiohttp, graphql' 2>/dev/null || return 0
+	run env PYTHONPATH="$VENV$site" "$VENV${server#.}" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--tokens FILE"* ]]
+	run env PYTHONPATH="$VENV$site" "$PY" -c 'import cvisor.server.app, cvisor.server.schema; print("ok")'
+	[ "$output" = "ok" ]
 }

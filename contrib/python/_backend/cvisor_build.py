@@ -61,6 +61,24 @@ def _files():
             yield full, os.path.relpath(full, HERE)
 
 
+def _scripts():
+    """[project.scripts] of pyproject.toml: {name: "module:function"}."""
+    path = os.path.join(HERE, "pyproject.toml")
+    if tomllib is not None:
+        with open(path, "rb") as f:
+            return tomllib.load(f).get("project", {}).get("scripts", {})
+    out, section = {}, None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("["):
+                section = line
+            elif section == "[project.scripts]" and "=" in line:
+                k, v = line.split("=", 1)
+                out[k.strip()] = v.strip().strip('"')
+    return out
+
+
 def _record_line(arcname, data):
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     return "%s,sha256=%s,%d" % (arcname, digest, len(data))
@@ -86,6 +104,10 @@ def _wheel(wheel_directory, editable):
                 with open(full, "rb") as f:
                     add(arc, f.read())
         add(info + "/METADATA", meta.encode())
+        scripts = _scripts()
+        if scripts:  # pip makes a command of each
+            add(info + "/entry_points.txt", ("[console_scripts]\n" + "".join(
+                "%s = %s\n" % kv for kv in sorted(scripts.items()))).encode())
         add(info + "/WHEEL", b"Wheel-Version: 1.0\nGenerator: cvisor_build\nRoot-Is-Purelib: true\n"
                              b"Tag: py3-none-any\n")
         record.append(info + "/RECORD,,")

@@ -113,6 +113,13 @@ def free_port():
         return s.getsockname()[1]
 
 
+def _die_with_parent():
+    # a server outlives no test run, even a killed one: SIGTERM makes it remove its sandboxes
+    import ctypes
+    import signal
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 class ServerProc:
     """A cvisor-server this test run started: its tokens (id -> token), its
     state root, its log. stop() ends only this process."""
@@ -149,7 +156,7 @@ class ServerProc:
         env = dict(os.environ, PYTHONPATH=PKG_DIR)
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(cmd, cwd=self.dir, env=env, stdin=subprocess.DEVNULL, stdout=self.log,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
         if wait:
             self.wait_ready()
         return self

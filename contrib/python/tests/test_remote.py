@@ -392,7 +392,16 @@ def _busy(srv):
     for sb in sbs:
         sb.set_env(TAG, tag)
         sb.run("echo x > /workspace/x")
-    th = threading.Thread(target=lambda: pytest.raises(Exception, sbs[0].run, "sleep 300"), daemon=True)
+    outcome = []
+
+    def in_flight():
+        try:
+            outcome.append(sbs[0].run("sleep 300").exit_code)
+        except Exception as e:  # the server died under it
+            outcome.append(e)
+
+    th = threading.Thread(target=in_flight, daemon=True)
+    th.outcome = outcome
     th.start()
     sess = sbs[1]._session("sleep 300", False)
     wait_for(lambda: len(tagged_processes(tag)) >= 2, 30, "the run and the session")
@@ -415,6 +424,7 @@ def test_sigterm_removes_every_sandbox(fresh_server):
     stop = [r for r in srv.log_records() if r.get("operation") == "stop"]
     assert stop and stop[0]["sandboxes_removed"] == 2
     th.join(30)
+    assert th.outcome and (th.outcome[0] == 137 or isinstance(th.outcome[0], Exception)), th.outcome
     sess._closed = True  # its server is gone
     for sb in sbs:
         sb._closed = True
@@ -434,6 +444,7 @@ def test_sigkill_then_restart_leaves_nothing(fresh_server):
     with srv.sandbox("alice") as sb:
         assert sb.run("echo again").stdout == "again\n"
     th.join(30)
+    assert th.outcome and isinstance(th.outcome[0], cvisor.GraphQLError), th.outcome
     sess._closed = True
     for sb in sbs:
         sb._closed = True

@@ -37,6 +37,8 @@ from .tokens import Token, TokenTable
 __all__ = ["Config", "Server"]
 
 WS_PROTOCOL = "graphql-transport-ws"
+#: how often a request in flight checks that its client is still there (seconds)
+DISCONNECT_POLL = 0.2
 
 
 class Config:
@@ -359,11 +361,28 @@ class Server:
                 raise RequestError(400, "subscriptions are served over a WebSocket at GET /graphql "
                                         "(protocol graphql-transport-ws)", "BAD_REQUEST")
             ctx = RequestContext(self, token, rid)
+
+            async def run() -> Any:
+                return await execute(self.schema, doc, context_value=ctx, variable_values=variables,
+                                     operation_name=name, executor=AsyncioExecutor(asyncio.get_running_loop()),
+                                     return_promise=True)
+
+            task = asyncio.ensure_future(run())
             try:
-                result = await execute(self.schema, doc, context_value=ctx, variable_values=variables,
-                                       operation_name=name, executor=AsyncioExecutor(asyncio.get_running_loop()),
-                                       return_promise=True)
+                # aiohttp 3.8 does not cancel a handler whose client went
+                # away: look at the connection while the request works
+                while not task.done():
+                    await asyncio.wait({task}, timeout=DISCONNECT_POLL)
+                    t = request.transport
+                    if not task.done() and (t is None or t.is_closing()):
+                        task.cancel()
+                        status = 499
+                        fields["errors"] = ["the client went away"]
+                        return web.Response(status=499)
+                result = task.result()
             finally:
+                if not task.done():
+                    task.cancel()
                 if ctx.markers:  # the request ended first (the client went away): its runs go too
                     asyncio.ensure_future(self.registry.kill_runs(set(ctx.markers)))
                     fields["killed_runs"] = len(ctx.markers)
