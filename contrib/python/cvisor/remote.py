@@ -440,15 +440,32 @@ class RemoteSandbox:
     The sandbox is made on the server at construction (GraphQLError with
     code QUOTA_EXCEEDED when the token may hold no more) and removed by
     close(). TIMEOUT bounds each request (a run's own timeout_ms comes on
-    top); CAFILE or SSL_CONTEXT: whom an https server must be."""
+    top); CAFILE or SSL_CONTEXT: whom an https server must be. ROUTE, with
+    several servers behind URL: the URL of the server holding the sandbox,
+    as a template of its ``{node}`` (the end of the sandbox id) or a
+    function of it, e.g.
+    ``"https://{node}.cvisor-server-headless.cvisor.svc:8470/graphql"``."""
 
     def __init__(self, url: str, token: str, *, timeout: float = DEFAULT_TIMEOUT, cafile: Optional[str] = None,
-                 ssl_context: Optional[ssl.SSLContext] = None, client: Optional[GraphQLClient] = None) -> None:
+                 ssl_context: Optional[ssl.SSLContext] = None, client: Optional[GraphQLClient] = None,
+                 route: Optional[Union[str, Callable[[str], str]]] = None) -> None:
         self._own_client = client is None
         self._client = client or GraphQLClient(url, token, timeout, cafile=cafile, ssl_context=ssl_context)
         self._calls = _Calls(self._client)
         self._closed = False
         self.id: str = self._calls("mutation { createSandbox { id } }")["createSandbox"]["id"]
+        #: the host holding the sandbox: the end of its id
+        self.node: str = self.id.split(".", 1)[1] if "." in self.id else ""
+        if route is not None:
+            # URL reached any server (a load-balanced Service); the sandbox
+            # lives on one: its calls go to the URL ROUTE gives for its node
+            target = route(self.node) if callable(route) else route.format(node=self.node)
+            if target != self._client.url:
+                routed = GraphQLClient(target, token, timeout, cafile=cafile, ssl_context=ssl_context)
+                if self._own_client:
+                    self._client.close()
+                self._client, self._own_client = routed, True
+                self._calls = _Calls(routed)
 
     def __repr__(self) -> str:
         return "<RemoteSandbox %s at %s>" % (self.id, self._client.url)

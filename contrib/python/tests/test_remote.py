@@ -533,3 +533,26 @@ def test_tokens_file_and_commands(tmp_path):
     p = cli("--tokens", f, "--listen", "nowhere")
     assert p.returncode == 2
     assert "HOST:PORT" in p.stderr
+
+
+def test_route_follows_the_node_in_the_sandbox_id(server_a, server_b):
+    # created through one address, then every call goes where ROUTE sends the node
+    seen = []
+
+    def route(node):
+        seen.append(node)
+        return server_a.url.replace("127.0.0.1", "localhost")
+
+    with cvisor.RemoteSandbox(server_a.url, server_a.tokens["alice"], route=route) as sb:
+        assert seen == ["nodea"]
+        assert sb.node == "nodea"
+        assert sb._client.url.startswith("http://localhost:")
+        assert sb.run("echo routed").stdout == "routed\n"
+    # a template; a node the route sends to the wrong server answers "not found" there
+    with cvisor.RemoteSandbox(server_a.url, server_a.tokens["alice"],
+                              route=server_b.url.replace("graphql", "graphql?node={node}")) as sb:
+        with pytest.raises(cvisor.GraphQLError) as e:
+            sb.run("true")
+        assert e.value.status == 401  # alice is nobody on server B
+        sb._client = server_a.client("alice")  # so that close() reaches its server
+        sb._calls = cvisor.remote._Calls(sb._client)
