@@ -98,11 +98,13 @@ def test_passthrough_runs_unisolated_and_says_so(tmp_path):
         assert t.stdout_truncated and len(t.stdout) == 100
 
 
-def test_remote_names_say_not_available():
-    for cls in (cvisor.RemoteSandbox, cvisor.GraphQLClient):
-        with pytest.raises(cvisor.SandboxUnavailableError) as e:
-            cls("https://example.invalid")
-        assert "not available in this version" in str(e.value)
+def test_remote_names_are_the_client():
+    # no server here: the client is made without a connection, a call fails clearly
+    c = cvisor.GraphQLClient("https://example.invalid/graphql", "secret-tok-9f", timeout=5)
+    assert "secret-tok-9f" not in repr(c)
+    with pytest.raises(cvisor.GraphQLError) as e:
+        cvisor.RemoteSandbox("http://127.0.0.1:9/graphql", "t", timeout=5)
+    assert "127.0.0.1:9" in str(e.value)
     assert issubclass(cvisor.GraphQLError, Exception)
 
 

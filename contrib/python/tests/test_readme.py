@@ -21,9 +21,12 @@ def test_readme_has_examples():
 
 
 @pytest.mark.parametrize("n", range(len(EXAMPLES)))
-def test_readme_example_runs(n, tmp_path):
+def test_readme_example_runs(n, tmp_path, request):
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=pkg)
+    if "CVISOR_URL" in EXAMPLES[n]:  # a remote example: a server of the tests
+        srv = request.getfixturevalue("server_a")
+        env.update(CVISOR_URL=srv.url, CVISOR_TOKEN=srv.tokens["alice"])
     p = subprocess.run([sys.executable, "-c", EXAMPLES[n]], env=env, cwd=str(tmp_path), capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 0, p.stderr
