@@ -592,6 +592,12 @@ class RemoteSandbox:
                        c=command, t=int(timeout_ms) if timeout_ms else None)["run"]
         return Output(_unb64(r["stdout"]), _unb64(r["stderr"]), int(r["exitCode"]), json.loads(r["report"]))
 
+    def cancel(self) -> None:
+        """End every run and session of this sandbox in flight now (from any
+        thread): each ends as killed, exit code 137, its report's
+        ``cancelled`` true. The sandbox stays usable."""
+        self._call("mutation($sb: String!) { cancelSandbox(id: $sb) }")
+
     def _session(self, command: Optional[str], pty: bool, on_output: Optional[Callable[[str], None]] = None,
                  poll_ms: int = 15, on_chunk: Optional[Callable[[str, bytes], None]] = None) -> RemoteSession:
         s = self._call("mutation($sb: String!, $c: String, $p: Boolean) "

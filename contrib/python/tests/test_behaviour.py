@@ -267,3 +267,19 @@ def test_a_refused_limit_fails_the_next_run(sandbox):
     with pytest.raises(cvisor.SandboxRunError) as e:
         sandbox.run("true")
     assert "processes" in str(e.value)
+
+
+def test_cancel_from_another_thread(sandbox):
+    outcome = []
+    t = threading.Thread(target=lambda: outcome.append(sandbox.run("touch /workspace/go; sleep 60; echo never")))
+    t.start()
+    for _ in range(1000):
+        if sandbox.run("test -e /workspace/go").exit_code == 0:
+            break
+    sandbox.cancel()
+    t.join(30)
+    assert not t.is_alive()
+    assert outcome[0].exit_code == 137
+    assert outcome[0].report["cancelled"] is True
+    assert outcome[0].stdout == ""
+    assert sandbox.run("echo again").stdout == "again\n"  # still usable

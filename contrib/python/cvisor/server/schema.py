@@ -215,6 +215,12 @@ def build_schema() -> GraphQLSchema:
         return True
 
     @_resolver
+    async def r_cancel(ctx: Any, id: str) -> Any:
+        e = ctx.registry.get(ctx.token, id)
+        await ctx.registry.call(e.sandbox.cancel)
+        return True
+
+    @_resolver
     async def r_configure(ctx: Any, id: str, settings: Dict[str, Any]) -> Any:
         e = ctx.registry.get(ctx.token, id)
         await ctx.registry.configure(e, settings)
@@ -347,6 +353,9 @@ def build_schema() -> GraphQLSchema:
         "createSandbox": GraphQLField(_nn(SandboxInfo), args={"settings": GraphQLArgument(Settings)},
                                       resolver=r_create),
         "deleteSandbox": GraphQLField(_nn(GraphQLBoolean), args={"id": GraphQLArgument(S)}, resolver=r_delete),
+        "cancelSandbox": GraphQLField(_nn(GraphQLBoolean), description="end every run and session of the sandbox "
+                                      "in flight now (exit code 137, the report says cancelled); it stays usable",
+                                      args={"id": GraphQLArgument(S)}, resolver=r_cancel),
         "configureSandbox": GraphQLField(_nn(SandboxInfo), args={"id": GraphQLArgument(S),
                                                                  "settings": GraphQLArgument(_nn(Settings))},
                                          resolver=r_configure),

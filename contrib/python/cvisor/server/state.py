@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import errno
+import functools
 import os
 import secrets
 import threading
@@ -15,13 +16,37 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..sandbox import Sandbox, SandboxRunError, Session
-from ..session import _kill_marked
 from .tokens import Token
 
 __all__ = ["ServiceError", "Registry", "Entry", "RemoteSessionState", "Limits"]
 
 #: what a session buffers for its subscriber before dropping the oldest output
 SESSION_BUFFER_BYTES = 8 << 20
+
+
+#: the variable each run of the server carries, naming it for kill_marked()
+RUN_MARKER = "CVISOR_SERVER_RUN"
+
+
+def kill_marked(markers: List[str]) -> None:
+    """SIGKILL every process whose environment names one of MARKERS: the
+    run of a request whose client went away (Sandbox.cancel would end the
+    sandbox's other runs too). Killing the run's first process ends its
+    pid namespace, so a child that cleared its environment goes as well."""
+    wanted = [("%s=%s" % (RUN_MARKER, m)).encode() for m in markers]
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                envs = f.read().split(b"\0")
+        except OSError:
+            continue
+        if any(w in envs for w in wanted):
+            try:
+                os.kill(int(pid), 9)
+            except OSError:
+                pass
 
 
 class ServiceError(Exception):
@@ -272,7 +297,7 @@ class Registry:
 
         def close() -> None:
             if markers:
-                _kill_marked(markers)
+                kill_marked(markers)
             for s in sessions:
                 s.close()
             e.sandbox.close()
@@ -299,14 +324,12 @@ class Registry:
         self._refuse_when_draining()
         self._check_runs(e.token)
         marker = secrets.token_hex(16)
-        # env(1) sets the marker the kill finds the run by, and execs sh
-        argv = ["/usr/bin/env", "CVISOR_SESSION_RUN=" + marker, "/bin/sh", "-c", command]
-        if argv_tail:
-            argv += ["sh"] + argv_tail
+        argv = ["/bin/sh", "-c", command] + (["sh"] + argv_tail if argv_tail else [])
         e.runs[marker] = time.monotonic()
         markers.add(marker)
         try:
-            return await self.call(e.sandbox.run_argv, argv, None, None, timeout_ms or None)
+            return await self.call(functools.partial(e.sandbox.run_argv, argv, timeout_ms=timeout_ms or None,
+                                                     env={RUN_MARKER: marker}))
         except SandboxRunError as err:
             raise ServiceError("run: %s" % (str(err).split(": ", 1)[-1]), "RUN_ERROR") from None
         except ValueError:
@@ -318,7 +341,7 @@ class Registry:
 
     async def kill_runs(self, markers: set) -> None:
         if markers:
-            await self.call(_kill_marked, list(markers))
+            await self.call(kill_marked, list(markers))
 
     # ---- sessions ----
 
