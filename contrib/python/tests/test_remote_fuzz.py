@@ -148,8 +148,23 @@ def test_malformed_websocket_messages(server_a):
                 assert "Traceback" not in msg
         finally:
             ws.close()
+    # subscriptions of odd shapes: a clean error each
+    for q in ("subscription { ... on Subscription { sessionOutput(session: \"x\") { data } } }",
+              "subscription { ...F } fragment F on Subscription { sessionOutput(session: \"x\") { data } }",
+              "subscription($s: String!) { sessionOutput(session: $s) { data } }",
+              "subscription { sessionOutput(session: \"x\") { data } sessionOutput(session: \"y\") { data } }"):
+        ws = WebSocket(url, hdr, "graphql-transport-ws", timeout=30)
+        try:
+            ws.send(json.dumps({"type": "subscribe", "id": "s", "payload": {"query": q}}))
+            m = json.loads(ws.recv())
+            assert m["type"] == "error", (q, m)
+            assert m["payload"][0]["message"], (q, m)
+            assert "internal error" not in m["payload"][0]["message"], (q, m)
+        finally:
+            ws.close()
     status, raw = send(server_a.port, server_a.tokens["carol"], json.dumps({"query": VALID[0]}).encode())
     assert status == 200
+    assert "Traceback" not in server_a.log_text()
 
 
 def test_a_slow_or_silent_client_does_not_stop_others(server_a):

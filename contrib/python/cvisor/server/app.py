@@ -490,6 +490,8 @@ class Server:
                 if op.operation != "subscription":
                     raise RequestError(400, "only subscriptions are served over the WebSocket", "BAD_REQUEST")
                 field = op.selection_set.selections[0]
+                if not isinstance(field, ast.Field) or len(op.selection_set.selections) != 1:
+                    raise RequestError(400, "a subscription selects one field, sessionOutput", "BAD_REQUEST")
                 vals = get_variable_values(self.schema, op.variable_definitions or [], variables)
                 args = get_argument_values(self.schema.get_subscription_type().fields[field.name.value].args,
                                            field.arguments, vals)
@@ -498,6 +500,12 @@ class Server:
                 code = getattr(e, "code", None) or (getattr(e, "extensions", None) or {}).get("code", "BAD_REQUEST")
                 await ws.send_json({"id": sid, "type": "error", "payload": [{"message": str(e),
                                                                              "extensions": {"code": code}}]})
+                return
+            except Exception as e:  # a bug: the client gets the request id, the log the details
+                self.log("error", request_id=rid, token_id=token.id, operation="subscribe",
+                         error="%s: %s" % (type(e).__name__, e))
+                await ws.send_json({"id": sid, "type": "error", "payload": [{
+                    "message": "internal error (request %s)" % rid, "extensions": {"code": "INTERNAL"}}]})
                 return
             started.append(st)
             as_query = copy.deepcopy(doc)
