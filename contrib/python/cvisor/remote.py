@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from . import _tar
 from ._ws import WebSocket, WebSocketError
-from .sandbox import Output, SandboxRunError
+from .sandbox import Output, SandboxRunError, _Closing
 
 __all__ = ["RemoteSandbox", "GraphQLClient", "GraphQLError", "RemoteSession"]
 
@@ -296,7 +296,7 @@ def _sdk_error(e: GraphQLError) -> Exception:
     return e
 
 
-class RemoteSession:
+class RemoteSession(_Closing):
     """cvisor.Session of a remote sandbox: its output streams in over a
     WebSocket (from a daemon thread), reads return what came since the last
     read, and the other calls go to the server."""
@@ -414,20 +414,8 @@ class RemoteSession:
         if self._thread is not threading.current_thread():
             self._thread.join(10)
 
-    def __enter__(self) -> "RemoteSession":
-        return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
-
-
-class RemoteSandbox:
+class RemoteSandbox(_Closing):
     """A sandbox a `cvisor-server` at URL holds, used with the bearer TOKEN:
     the methods, arguments, results and exceptions of cvisor.Sandbox.
 
@@ -651,15 +639,3 @@ class RemoteSandbox:
     def closed(self) -> bool:
         """True once close() was called."""
         return self._closed
-
-    def __enter__(self) -> "RemoteSandbox":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
