@@ -19,21 +19,31 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "cvisor"
 
 
-def _project():
+def _table(name):
+    """The string keys of pyproject.toml's [NAME] table ("project",
+    "project.scripts"); by hand before python 3.11, which suffices for the
+    flat `key = "value"` lines those tables hold here."""
     path = os.path.join(HERE, "pyproject.toml")
     if tomllib is not None:
         with open(path, "rb") as f:
-            return tomllib.load(f)["project"]
-    proj, section = {}, None
+            t = tomllib.load(f)
+        for part in name.split("."):
+            t = t.get(part, {})
+        return t
+    out, section = {}, None
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
             if line.startswith("["):
                 section = line
-            elif section == "[project]" and "=" in line and line.split("=", 1)[1].strip().startswith('"'):
+            elif section == "[%s]" % name and "=" in line and line.split("=", 1)[1].strip().startswith('"'):
                 k, v = line.split("=", 1)
-                proj[k.strip()] = v.strip().strip('"')
-    return proj
+                out[k.strip()] = v.strip().strip('"')
+    return out
+
+
+def _project():
+    return _table("project")
 
 
 def _metadata():
@@ -63,20 +73,7 @@ def _files():
 
 def _scripts():
     """[project.scripts] of pyproject.toml: {name: "module:function"}."""
-    path = os.path.join(HERE, "pyproject.toml")
-    if tomllib is not None:
-        with open(path, "rb") as f:
-            return tomllib.load(f).get("project", {}).get("scripts", {})
-    out, section = {}, None
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("["):
-                section = line
-            elif section == "[project.scripts]" and "=" in line:
-                k, v = line.split("=", 1)
-                out[k.strip()] = v.strip().strip('"')
-    return out
+    return _table("project.scripts")
 
 
 def _record_line(arcname, data):

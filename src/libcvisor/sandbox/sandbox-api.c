@@ -743,14 +743,14 @@ static CvisorOutput *run_capture(CvisorSandbox *sb, const struct run_spec *rs, i
 		cv_closep(&errp[i]);
 		cv_closep(&inp[i]);
 	}
-	int c = run_collect(&r, input, input_len, &o->out, &o->out_len, &o->err, &o->err_len, SIZE_MAX, err);
-	run_unlink(sb, &r);
-	if (c < 0 || run_outcome(sb->debug, &r, &o->exit_code, &o->report, err) < 0)
+	if (run_collect(&r, input, input_len, &o->out, &o->out_len, &o->err, &o->err_len, SIZE_MAX, err) < 0 ||
+	    run_outcome(sb->debug, &r, &o->exit_code, &o->report, err) < 0)
 		goto fail;
+	run_unlink(sb, &r);
 	run_release(&r);
 	return o;
 fail:
-	run_unlink(sb, &r);
+	run_unlink(sb, &r); /* a no-op when run_send failed */
 	run_release(&r);
 	for (int i = 0; i < 2; i++) {
 		cv_closep(&outp[i]);
