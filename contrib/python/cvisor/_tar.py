@@ -1,7 +1,7 @@
 """Tar streams of the remote sandbox's copy_into and copy_out: packing a
-host tree (what the ignore rules keep) and unpacking one refusing every
-entry that would leave its target. Standard library only: the client uses
-it off Linux too."""
+host tree (the entries its ignore rules keep, _ignore.walk) and unpacking
+one refusing every entry that would leave its target. Standard library
+only: the client uses it off Linux too."""
 from __future__ import annotations
 
 import errno
@@ -9,7 +9,9 @@ import io
 import os
 import stat
 import tarfile
-from typing import Callable, Optional
+from typing import Iterable, Optional
+
+from . import _ignore
 
 __all__ = ["pack_tree", "unpack_tree"]
 
@@ -18,37 +20,31 @@ def _refuse(name: str, why: str) -> OSError:
     return OSError(errno.EINVAL, "tar entry %r: %s" % (name, why))
 
 
-def pack_tree(root: str, keep: Optional[Callable[[str, bool], bool]] = None) -> bytes:
+def pack_tree(root: str, paths: Optional[Iterable[str]] = None) -> bytes:
     """An uncompressed tar of the directory ROOT's contents (names relative
-    to it), symlinks stored as links, other special files left out. KEEP
-    (relative path, is a directory) decides what goes in; a directory left
-    out is not entered."""
+    to it), symlinks stored as links, other special files left out. PATHS:
+    the entries to store, relative to ROOT, ``/``-separated, a directory
+    before its contents (what _ignore.walk keeps); default every entry of
+    the tree. Nothing else of the tree is read."""
+    if paths is None:
+        paths = (e.path for e in _ignore.walk(root, apply_rules=False))
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
-        for d, dirs, files in os.walk(root):
-            rel_d = os.path.relpath(d, root)
-            kept_dirs = []
-            for name in sorted(dirs):
-                full = os.path.join(d, name)
-                rel = name if rel_d == "." else rel_d + "/" + name
-                if os.path.islink(full):  # os.walk lists a symlink to a directory here
-                    if keep is None or keep(rel, False):
-                        t.add(full, rel, recursive=False)
+        for rel in paths:
+            full = os.path.join(root, rel)
+            try:
+                info = t.gettarinfo(full, rel)  # lstat: a symlink stays one
+                if info is None or not (info.isreg() or info.isdir() or info.issym()):
                     continue
-                if keep is not None and not keep(rel, True):
-                    continue
-                t.add(full, rel, recursive=False)
-                kept_dirs.append(name)
-            dirs[:] = kept_dirs
-            for name in sorted(files):
-                full = os.path.join(d, name)
-                rel = name if rel_d == "." else rel_d + "/" + name
-                st = os.lstat(full)
-                if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
-                    continue
-                if keep is not None and not keep(rel, False):
-                    continue
-                t.add(full, rel, recursive=False)
+                if info.isreg():
+                    with open(full, "rb") as f:
+                        t.addfile(info, f)
+                else:
+                    t.addfile(info)
+            except FileNotFoundError:
+                continue  # gone since the walk
+            except OSError as e:
+                raise OSError(e.errno, "open `%s`: %s" % (rel, e.strerror)) from None
     return buf.getvalue()
 
 

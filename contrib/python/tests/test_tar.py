@@ -49,20 +49,19 @@ def test_round_trip_keeps_files_dirs_symlinks_and_modes(tmp_path):
     assert not os.path.lexists(dst / "fifo")
 
 
-def test_pack_keep_filter_skips_directories_whole(tmp_path):
+def test_pack_stores_the_paths_given_and_nothing_else(tmp_path):
     src = tmp_path / "src"
     (src / "skip" / "deep").mkdir(parents=True)
     (src / "skip" / "deep" / "f").write_text("x")
-    (src / "keep").write_text("y")
-    seen = []
-
-    def keep(rel, is_dir):
-        seen.append(rel)
-        return rel != "skip"
-
-    names = tarfile.open(fileobj=io.BytesIO(_tar.pack_tree(str(src), keep))).getnames()
-    assert names == ["keep"]
-    assert "skip/deep" not in seen  # not entered
+    (src / "keep").mkdir()
+    (src / "keep" / "f").write_text("y")
+    (src / "top").write_text("z")
+    t = tarfile.open(fileobj=io.BytesIO(_tar.pack_tree(str(src), ["keep", "keep/f", "gone", "top"])))
+    assert t.getnames() == ["keep", "keep/f", "top"]  # a path gone since the walk is left out
+    assert t.extractfile("keep/f").read() == b"y"
+    # by default every entry, in the walk's order
+    assert tarfile.open(fileobj=io.BytesIO(_tar.pack_tree(str(src)))).getnames() == [
+        "keep", "keep/f", "skip", "skip/deep", "skip/deep/f", "top"]
 
 
 @pytest.mark.parametrize("members,why", [
