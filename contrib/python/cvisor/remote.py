@@ -16,7 +16,7 @@ import threading
 from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 from urllib.parse import urlsplit
 
-from . import _tar
+from . import _ignore, _tar
 from ._ws import WebSocket, WebSocketError
 from .sandbox import Output, SandboxRunError, _Closing
 
@@ -511,13 +511,22 @@ class RemoteSandbox(_Closing):
         self._call("mutation($sb: String!, $p: String!) { deleteFile(sandbox: $sb, path: $p) }", p=path)
 
     def copy_into(self, host_path: str, guest_path: str) -> None:
-        """Copy the local HOST_PATH to GUEST_PATH in the sandbox (a
-        directory as a tar; the server's copy applies the tree's
-        .gitignore and root .dockerignore rules, as Sandbox.copy_into)."""
+        """Copy the local HOST_PATH to GUEST_PATH in the sandbox. A
+        directory goes as a tar of what its .gitignore files and root
+        .dockerignore keep, Sandbox.copy_into's rules applied here: an
+        ignored file or directory is never read nor sent. (The ignore files
+        read go too, even those a rule excludes: the server applies the
+        rules again, reaches the same verdicts with them, and leaves those
+        out.) OSError, as locally, for a tree that cannot be read or a bad
+        .dockerignore."""
         host_path = os.fspath(host_path)
         st = os.stat(host_path)  # FileNotFoundError(host_path) as locally
         if stat.S_ISDIR(st.st_mode):
-            kind, data, mode = "DIRECTORY", _tar.pack_tree(host_path), None
+            try:
+                data = _tar.pack_tree(host_path, (e.path for e in _ignore.walk(host_path, ignore_files=True)))
+            except OSError as e:
+                raise OSError(e.errno, "copy_into `%s`: %s" % (host_path, e.strerror), host_path) from None
+            kind, mode = "DIRECTORY", None
         elif stat.S_ISREG(st.st_mode):
             with open(host_path, "rb") as f:
                 kind, data, mode = "FILE", f.read(), st.st_mode & 0o777

@@ -251,6 +251,19 @@ def test_copy_into_applies_the_ignore_rules(sandbox, tmp_path):
     assert found == ["./.gitignore", "./keep.log", "./src", "./src/main.c"]
 
 
+def test_copy_into_a_bad_dockerignore_is_an_error_naming_its_line(sandbox, tmp_path):
+    d = tmp_path / "proj"
+    d.mkdir()
+    (d / ".dockerignore").write_text("ok\nbad[\n")
+    (d / "f").write_text("x")
+    with pytest.raises(OSError) as e:
+        sandbox.copy_into(str(d), "/workspace/proj")
+    assert e.value.errno == errno.EINVAL
+    assert e.value.filename == str(d)
+    assert e.value.strerror.endswith("copy_into `%s`: `.dockerignore`, line 2: bad pattern `bad[`" % d)
+    assert sandbox.run("test -e /workspace/proj").exit_code != 0
+
+
 def test_copy_out_of_a_file_replaces_and_missing_host_path_raises(sandbox, tmp_path):
     sandbox.write_file("/workspace/f", b"\x00\xffbinary")
     dst = tmp_path / "f"

@@ -2,13 +2,16 @@
 limits, concurrency, runs killed with their client, shutdown and crash
 recovery, TLS, logs. Real servers on loopback (conftest: server_a, server_b,
 fresh_server), through the real libcvisor."""
+import base64
 import errno
 import http.client
+import io
 import json
 import os
 import signal
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 import uuid
@@ -267,6 +270,57 @@ def test_delete_file(server_a):
         sb.run("mkdir /workspace/d")
         with pytest.raises(IsADirectoryError):
             sb.delete_file("/workspace/d")
+
+
+class RecordingClient(cvisor.GraphQLClient):
+    """A GraphQLClient keeping what it sends: (query, variables) of each request."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.sent = []
+
+    def execute(self, query, variables=None, operation_name=None):
+        self.sent.append((query, dict(variables or {})))
+        return super().execute(query, variables, operation_name)
+
+
+def test_copy_into_sends_nothing_the_ignore_rules_leave_out(server_a, tmp_path):
+    secret = "SECRET-" + uuid.uuid4().hex
+    d = tmp_path / "proj"
+    for path, text in {".env": "API_KEY=" + secret, ".env.example": "API_KEY=\n",
+                       ".gitignore": ".env\nnode_modules/\n*.log\n!keep.log\nsub/.gitignore\n",
+                       ".dockerignore": "docs\n!docs/README.md\n", "node_modules/pkg/i.js": secret, "a.log": secret,
+                       "keep.log": "kept", "src/main.c": "int main;", "sub/.gitignore": "!x.log\n", "sub/x.log": "x",
+                       "docs/api.html": secret, "docs/README.md": "readme"}.items():
+        (d / path).parent.mkdir(parents=True, exist_ok=True)
+        (d / path).write_text(text)
+    client = RecordingClient(server_a.url, server_a.tokens["alice"])
+    with cvisor.RemoteSandbox(server_a.url, server_a.tokens["alice"], client=client) as sb, \
+            cvisor.Sandbox() as local:
+        sb.copy_into(str(d), "/workspace/proj")
+        uploads = [v for q, v in client.sent if "upload(" in q]
+        assert len(uploads) == 1 and uploads[0]["k"] == "DIRECTORY"
+        raw = base64.b64decode(uploads[0]["d"])
+        assert secret.encode() not in raw
+        # what the rules keep, and the ignore file the server needs to apply them again the same way
+        assert tarfile.open(fileobj=io.BytesIO(raw)).getnames() == [
+            ".dockerignore", ".env.example", ".gitignore", "docs", "docs/README.md", "keep.log", "src", "src/main.c",
+            "sub", "sub/.gitignore", "sub/x.log"]
+        find = "cd /workspace/proj && find . -mindepth 1 | sort"
+        got = sb.run(find).stdout.split()
+        assert got == ["./.dockerignore", "./.env.example", "./.gitignore", "./docs", "./docs/README.md", "./keep.log",
+                       "./src", "./src/main.c", "./sub", "./sub/x.log"]
+        local.copy_into(str(d), "/workspace/proj")
+        assert local.run(find).stdout.split() == got  # as a local Sandbox
+        # an unreadable tree fails on the client, naming it, and sends nothing
+        (d / ".dockerignore").write_text("ok\nbad[\n")
+        before = len(client.sent)
+        with pytest.raises(OSError) as e:
+            sb.copy_into(str(d), "/workspace/other")
+        assert e.value.errno == errno.EINVAL
+        assert e.value.filename == str(d)
+        assert e.value.strerror == "copy_into `%s`: `.dockerignore`, line 2: bad pattern `bad[`" % d
+        assert len(client.sent) == before
 
 
 def test_session_output_streams_without_polling(server_a):
