@@ -625,23 +625,25 @@ class _Walk:
         return st
 
     def dir(self, rel: bytes, depth: int) -> Iterator[Entry]:
+        # listed first: a directory that cannot be read fails as "open
+        # `DIR`" whatever its modes, as the C walk opens it before its rules
+        try:
+            names = sorted(os.listdir(self._full(rel)))
+        except OSError as e:
+            raise OSError(e.errno, "open `%s`: %s" % (_show(rel or b"."), e.strerror)) from None
         rules = self.rules
-        pushed = False
+        read = []
         if rules is not None:
-            read = [(b".gitignore", self._read(rel, b".gitignore", GITIGNORE))]
-            pushed = read[0][1] is not None
+            read.append((b".gitignore", self._read(rel, b".gitignore", GITIGNORE)))
             if depth == 0:
                 read.append((b".dockerignore", self._read(rel, b".dockerignore", DOCKERIGNORE)))
+        pushed = bool(read) and read[0][1] is not None
+        try:
             for name, st in read:
                 path = rel + b"/" + name if rel else name
                 if self.ignore_files and st is not None and (rules.git_excluded(path, False) or
                                                              rules.docker_excluded(path)):
                     yield Entry(os.fsdecode(path), st, True)
-        try:
-            try:
-                names = sorted(os.listdir(self._full(rel)))
-            except OSError as e:
-                raise OSError(e.errno, "open `%s`: %s" % (_show(rel or b"."), e.strerror)) from None
             for name in names:
                 path = rel + b"/" + name if rel else name
                 if len(path) >= PATH_MAX:

@@ -503,6 +503,27 @@ def test_bounds_are_errors_naming_the_path(tmp_path):
     assert e.value.strerror == "`.gitignore`, line 2: longer than 4096 bytes"
 
 
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads what its modes forbid (python-sdk.bats runs this as nobody)")
+def test_what_cannot_be_read_is_an_error_naming_it(tmp_path):
+    t = tree(tmp_path / "t", {"locked/f": "", "secret": "x", "ok": ""})
+    os.chmod(str(t / "locked"), 0)
+    try:
+        with pytest.raises(PermissionError) as e:
+            list(_ignore.walk(str(t)))
+        assert e.value.strerror == "open `locked`: Permission denied"
+        if os.access(IGNORE_LIST, os.X_OK):
+            assert c_walk(t)[1] == "ignore-list: " + e.value.strerror
+        # excluded, it is not entered
+        (t / ".gitignore").write_text("locked/\n")
+        assert kept(t) == [".gitignore", "ok", "secret"]
+        os.chmod(str(t / "secret"), 0)
+        with pytest.raises(PermissionError) as e:
+            _tar.pack_tree(str(t), ["ok", "secret"])
+        assert e.value.strerror == "open `secret`: Permission denied"
+    finally:
+        os.chmod(str(t / "locked"), 0o755)
+
+
 def test_a_hostile_pattern_runs_on_the_nfa_and_ends(tmp_path):
     # backtracking would try about C(60, 12) ways; the NFA goes once over the name
     hostile = b"*a" * 12 + b"[!a]b"
