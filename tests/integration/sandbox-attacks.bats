@@ -851,3 +851,65 @@ report_plants() {
 	run cvisor list -q
 	[ -z "$output" ]
 }
+
+# CVE-2019-5736 in a sandbox: the program makes itself a process of the
+# runtime's image (a `#!/proc/self/exe` script as the program: the kernel
+# resolves the interpreter in the init's child, which runs that image) and
+# that image, dumpable, opens its log at /proc/self/exe: a write handle on
+# the runtime binary. The binary under test is a copy in $ATK with the
+# given owner and mode. Writes what the attack got to $CV_TMP/guard.out,
+# then the image the init runs, seen from the host.
+guard_attack() {
+	local owner=$1 mode=$2 s="" init pid rc secs
+	# a new file: the last one may still be running (the watcher's gc)
+	rm -f "$ATK/cvisor"
+	cp "$CVISOR" "$ATK/cvisor"
+	chown "$owner" "$ATK/cvisor"
+	chmod "$mode" "$ATK/cvisor"
+	GUARD_SUM=$(sha256sum <"$ATK/cvisor")
+	printf '#!/proc/self/exe --log=/proc/self/exe\n' >"$ATK/evil"
+	chmod 755 "$ATK/evil"
+	CVISOR="$ATK/cvisor" atk do -- "$ATK/evil" >"$CV_TMP/guard.out" 2>&1 || true
+	secs=4743.$RANDOM
+	CVISOR="$ATK/cvisor" atk do -- sleep $secs </dev/null >/dev/null 2>&1 &
+	pid=$!
+	cv_track_pid $pid
+	for _ in $(seq 100); do s="$(pgrep -f "^sleep $secs\$")" && break; sleep 0.1; done
+	[ -n "$s" ]
+	init="$(ps -o ppid= -p "$s" | tr -d ' ')"
+	echo "init runs $(readlink "/proc/$init/exe")" >>"$CV_TMP/guard.out"
+	# cvisor do itself ($pid is the subshell running atk)
+	kill -TERM "$(ps -o ppid= -p "$init" | tr -d ' ')"
+	wait_ended $pid
+	cat "$CV_TMP/guard.out"
+}
+
+@test "attacks (supervisor): CVE-2019-5736: a root-owned binary without group or other write runs as it is, and the program cannot write it" {
+	requires_root
+	atk_caller root
+	guard_attack root 0755
+	local out
+	out="$(cat "$CV_TMP/guard.out")"
+	[[ "$out" == *"open log file \`/proc/self/exe\`: Permission denied"* ]]
+	[[ "$out" == *"init runs $ATK/cvisor"* ]]
+	[ "$(sha256sum <"$ATK/cvisor")" = "$GUARD_SUM" ]
+	assert_clean
+}
+
+@test "attacks (supervisor): CVE-2019-5736: a binary group- or world-writable, or not root's, is re-executed from a read-only image" {
+	requires_root
+	local who owner_mode out
+	for who in root nobody; do
+		for owner_mode in root:0775 root:0757 nobody:0755; do
+			atk_caller $who
+			guard_attack "${owner_mode%:*}" "${owner_mode#*:}"
+			echo "($who, $owner_mode)"
+			out="$(cat "$CV_TMP/guard.out")"
+			[[ "$out" == *"open log file \`/proc/self/exe\`: "* ]]
+			[[ "$out" == *"init runs "* ]]
+			[[ "$out" != *"init runs $ATK/cvisor"* ]]
+			[ "$(sha256sum <"$ATK/cvisor")" = "$GUARD_SUM" ]
+		done
+	done
+	assert_clean
+}

@@ -198,9 +198,19 @@ static void test_guard_flags(void)
 	}
 	/* what the lists are for: the verb found past the flags */
 	char *argv[] = { "cvisor", "--root", "create", "--log", "x", "run", NULL };
-	ok(cv_guard_verb_enters(6, argv), "`cvisor --root create --log x run`: the verb is run");
+	ok(cv_guard_verb(6, argv) == CV_GUARD_VERB_CONTAINER, "`cvisor --root create --log x run`: the verb is run");
 	char *argv2[] = { "cvisor", "--debug", "state", "x", NULL };
-	ok(!cv_guard_verb_enters(4, argv2), "`cvisor --debug state x`: the verb is state");
+	ok(cv_guard_verb(4, argv2) == CV_GUARD_VERB_OTHER, "`cvisor --debug state x`: the verb is state");
+	char *argv3[] = { "cvisor", "--log-format", "json", "do", "--", "true", NULL };
+	ok(cv_guard_verb(6, argv3) == CV_GUARD_VERB_SANDBOX, "`cvisor --log-format json do -- true`: the verb is do");
+	/* a sandbox skips the re-execution only for an image its program
+	 * cannot write */
+	ok(cv_guard_sandbox_image_safe(0, 0100755, false),
+	   "a root-owned 0755 image needs no re-execution in a sandbox");
+	ok(!cv_guard_sandbox_image_safe(1000, 0100755, false), "an image owned by uid 1000 does");
+	ok(!cv_guard_sandbox_image_safe(0, 0100775, false), "a group-writable image does");
+	ok(!cv_guard_sandbox_image_safe(0, 0100757, false), "a world-writable image does");
+	ok(!cv_guard_sandbox_image_safe(0, 0100755, true), "an image with an access ACL does");
 	words_clear(&with_value);
 	words_clear(&without);
 }

@@ -13,9 +13,11 @@
  * fallbacks (a sealed memfd copy) and reports. x86-64 only. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 
@@ -61,7 +63,8 @@ NO_LIBC void cv_early_exec(uintptr_t *sp)
 	int argc = (int)sp[0];
 	char **argv = (char **)(sp + 1);
 	char **envp = argv + argc + 1;
-	if (!cv_guard_verb_enters(argc, argv))
+	enum cv_guard_verb verb = cv_guard_verb(argc, argv);
+	if (verb == CV_GUARD_VERB_OTHER)
 		return;
 	long exe = sys6(SYS_openat, AT_FDCWD, (long)"/proc/self/exe", O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	if (exe < 0)
@@ -73,6 +76,17 @@ NO_LIBC void cv_early_exec(uintptr_t *sp)
 	if (cv_guard_image_safe(seals, ok, ok ? (unsigned long)sf.f_flags : 0)) {
 		sys6(SYS_close, exe, 0, 0, 0, 0, 0);
 		return;
+	}
+	/* a sandbox's program cannot write a root-owned image (the ACL's
+	 * absence reads ENODATA, or EOPNOTSUPP where there are none) */
+	struct stat st;
+	if (verb == CV_GUARD_VERB_SANDBOX && sys6(SYS_fstat, exe, (long)&st, 0, 0, 0, 0) == 0) {
+		long acl = sys6(SYS_fgetxattr, exe, (long)"system.posix_acl_access", 0, 0, 0, 0);
+		if ((acl == -ENODATA || acl == -EOPNOTSUPP) &&
+		    cv_guard_sandbox_image_safe(st.st_uid, st.st_mode, false)) {
+			sys6(SYS_close, exe, 0, 0, 0, 0, 0);
+			return;
+		}
 	}
 	long tree = sys6(SYS_open_tree, exe, (long)"", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH, 0, 0, 0);
 	sys6(SYS_close, exe, 0, 0, 0, 0, 0);

@@ -16,7 +16,7 @@ __attribute__((constructor)) static void cv_exe_guard_init(int argc, char **argv
 {
 	(void)envp;
 	int saved = errno;
-	if (argv && cv_guard_verb_enters(argc, argv))
-		cv_exe_guard_protect(argv);
+	if (argv)
+		cv_exe_guard_protect(argc, argv);
 	errno = saved;
 }

@@ -18,7 +18,9 @@
  * handle can write: a detached read-only bind mount of the binary (no copy;
  * needs CAP_SYS_ADMIN), else a sealed memfd copy (write, grow, shrink and
  * seal sealed: every write fails with EPERM). Nothing is done when
- * /proc/self/exe already is such an image or a file on a read-only mount. Other
+ * /proc/self/exe already is such an image or a file on a read-only mount, nor
+ * for the sandbox verbs (do, sandbox-keeper) when the image is one their
+ * program cannot write (cv_guard_sandbox_image_safe). Other
  * verbs (state, kill, list ...) never enter a container and skip it. The
  * static binary on x86-64 takes the bind-mount step at its entry point,
  * before the C library starts (src/exe-guard-early.c); this constructor then
@@ -43,6 +45,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "lifecycle/exe-guard.h"
@@ -82,12 +85,22 @@ static int reexec_fd(int fd, char **argv)
 	return fail("re-exec the protected image");
 }
 
-static int reexec_sealed(char **argv)
+/* See cv_guard_sandbox_image_safe. */
+static bool sandbox_cannot_write(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return false;
+	bool acl = fgetxattr(fd, "system.posix_acl_access", NULL, 0) >= 0 || (errno != ENODATA && errno != EOPNOTSUPP);
+	return cv_guard_sandbox_image_safe(st.st_uid, st.st_mode, acl);
+}
+
+static int reexec_sealed(enum cv_guard_verb verb, char **argv)
 {
 	int exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (exe < 0)
 		return fail("open /proc/self/exe");
-	if (fd_is_safe(exe)) {
+	if (fd_is_safe(exe) || (verb == CV_GUARD_VERB_SANDBOX && sandbox_cannot_write(exe))) {
 		close(exe);
 		guard_errno = 0;
 		return 0;
@@ -137,9 +150,11 @@ static int reexec_sealed(char **argv)
 	return reexec_fd(mfd, argv);
 }
 
-void cv_exe_guard_protect(char **argv)
+void cv_exe_guard_protect(int argc, char **argv)
 {
-	(void)reexec_sealed(argv);
+	enum cv_guard_verb verb = cv_guard_verb(argc, argv);
+	if (verb != CV_GUARD_VERB_OTHER)
+		(void)reexec_sealed(verb, argv);
 }
 
 bool cv_exe_guard_armed(void)

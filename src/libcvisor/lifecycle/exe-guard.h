@@ -8,11 +8,10 @@
 
 #include "error.h"
 
-/* Whether `cvisor [GLOBAL FLAGS] VERB ...` runs a verb that enters a
- * container (create, run, exec, do, sandbox-keeper); global flags taking a value are
- * skipped with it. Freestanding (no C library, no data that needs
- * relocating): the early entry point runs it before the C library starts
- * (exe-guard-early.c). */
+/* Finding the verb of `cvisor [GLOBAL FLAGS] VERB ...` (global flags taking
+ * a value are skipped with it) and judging the image: freestanding (no C
+ * library, no data that needs relocating), since the early entry point runs
+ * them before the C library starts (exe-guard-early.c). */
 static inline bool cv_guard_streq(const char *a, const char *b)
 {
 	while (*a && *a == *b)
@@ -41,7 +40,14 @@ static inline bool cv_guard_image_safe(long seals, bool statfs_ok, unsigned long
 	return (seals >= 0 && (seals & F_SEAL_WRITE) && (seals & F_SEAL_SEAL)) || (statfs_ok && (statfs_flags & 1));
 }
 
-static inline bool cv_guard_verb_enters(int argc, char *const *argv)
+/* What the verb does, as the guard sees it. */
+enum cv_guard_verb {
+	CV_GUARD_VERB_OTHER,     /* never enters a container */
+	CV_GUARD_VERB_CONTAINER, /* create, run, exec: the process may be host root */
+	CV_GUARD_VERB_SANDBOX,   /* do, sandbox-keeper: the program never is (below) */
+};
+
+static inline enum cv_guard_verb cv_guard_verb(int argc, char *const *argv)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *p = argv[i];
@@ -50,17 +56,33 @@ static inline bool cv_guard_verb_enters(int argc, char *const *argv)
 				i++;
 			continue;
 		}
-		return cv_guard_streq(p, "create") || cv_guard_streq(p, "run") || cv_guard_streq(p, "exec") ||
-		       cv_guard_streq(p, "do") || cv_guard_streq(p, "sandbox-keeper");
+		if (cv_guard_streq(p, "create") || cv_guard_streq(p, "run") || cv_guard_streq(p, "exec"))
+			return CV_GUARD_VERB_CONTAINER;
+		if (cv_guard_streq(p, "do") || cv_guard_streq(p, "sandbox-keeper"))
+			return CV_GUARD_VERB_SANDBOX;
+		return CV_GUARD_VERB_OTHER;
 	}
-	return false;
+	return CV_GUARD_VERB_OTHER;
+}
+
+/* A sandbox's program always runs in a user namespace of its own, under a
+ * host identity that is never uid 0 (a root caller's sandboxes map to an
+ * unprivileged id) and without a capability in the caller's namespace: it
+ * can write a file only through its mode bits. An image owned by root, with
+ * no write bit for group or others and no access ACL (HAS_ACL), is then as
+ * safe from it as a read-only one, and the re-execution (an execve, and a
+ * detached mount to dissolve, per run) buys nothing. A container may run as
+ * host root: never for those. */
+static inline bool cv_guard_sandbox_image_safe(unsigned owner, unsigned mode, bool has_acl)
+{
+	return owner == 0 && (mode & 022) == 0 && !has_acl;
 }
 
 /* The re-execution from a protected image, for the cvisor binary's
- * constructor (exe-guard-init.c) when ARGV runs a verb that enters a
+ * constructor (exe-guard-init.c), when ARGV runs a verb that enters a
  * container: returns only when the image is already safe or the step
- * failed (cv_exe_guard_check reports it). */
-void cv_exe_guard_protect(char **argv);
+ * failed (cv_exe_guard_check reports it), at once for other verbs. */
+void cv_exe_guard_protect(int argc, char **argv);
 /* Whether this process is the cvisor binary running such a verb, its image
  * protected or the attempt recorded; false in a program embedding the
  * library, whose container-entering calls go through the helper. */
