@@ -1,6 +1,7 @@
 """The deployment files, validated offline (no cluster, no systemd here):
 contrib/kubernetes/*.yaml parse (python3-yaml) and hang together, and
-contrib/cvisor-server.service runs what `cvisor-server` accepts.
+contrib/cvisor-server.service runs what `cvisor-server` accepts, and
+systemd-analyze verify (where installed) finds nothing to say about it.
 
 What is checked: every manifest has apiVersion, kind and metadata.name; the
 kinds are there (Namespace, RuntimeClass `cvisor` with handler `cvisor`,
@@ -151,3 +152,22 @@ def test_systemd_unit():
     assert s["NoNewPrivileges"] == "yes"
     assert a.state_root.startswith("/run/" + s["RuntimeDirectory"])
     assert u["Install"]["WantedBy"] == "multi-user.target"
+
+
+def test_systemd_analyze_verifies_the_unit(tmp_path):
+    """systemd's own check of every directive (an unknown key or a bad value
+    is a warning there), where systemd-analyze is installed; the server
+    binary need not be: a copy of the unit runs /bin/true instead."""
+    import shutil
+    import subprocess
+    tool = shutil.which("systemd-analyze")
+    if not tool:
+        pytest.skip("systemd-analyze is not installed (package systemd)")
+    with open(UNIT, encoding="utf-8") as f:
+        text = f.read()
+    assert "/usr/bin/cvisor-server" in text
+    copy = tmp_path / "cvisor-server.service"
+    copy.write_text(text.replace("/usr/bin/cvisor-server", "/bin/true"), encoding="utf-8")
+    r = subprocess.run([tool, "verify", str(copy)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout + r.stderr == ""
