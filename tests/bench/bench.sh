@@ -14,7 +14,9 @@
 #   podman      `podman run --rm IMAGE /bin/true` with --runtime cvisor, crun
 #               (and runc when asked), end to end.
 #   do          `cvisor do /bin/true`, without and with limits (--do-flags),
-#               against bubblewrap with the same isolation but no limits.
+#               against bubblewrap with the same isolation but no limits; the
+#               floor is `unshare -Urmpuin --fork /bin/true` (the namespaces
+#               alone, no mount, no filter).
 #   library     libcvisor's cvisor_run against `cvisor do` and bubblewrap
 #               (runs sandbox-bench.sh; needs a build directory).
 #   --phases    (run and do modes) instead of timing, traces each runtime
@@ -79,7 +81,7 @@ usage: bench.sh [OPTIONS]
                            run, exec:   cvisor,crun,runc,floor
                            concurrent:  cvisor,crun,runc
                            podman:      cvisor,crun (runc also accepted)
-                           do:          cvisor-do,cvisor-do-limits,bwrap
+                           do:          cvisor-do,cvisor-do-limits,bwrap,floor
   --config plain|engine|both
                          which config.json (default: both in run, engine
                          in concurrent and exec)
@@ -179,7 +181,7 @@ case $MODE in
     run|exec) : "${RUNTIMES:=cvisor,crun,runc,floor}" ;;
     concurrent) : "${RUNTIMES:=cvisor,crun,runc}" ;;
     podman) : "${RUNTIMES:=cvisor,crun}" ;;
-    do) : "${RUNTIMES:=cvisor-do,cvisor-do-limits,bwrap}" ;;
+    do) : "${RUNTIMES:=cvisor-do,cvisor-do-limits,bwrap,floor}" ;;
 esac
 case $MODE in run) : "${CONFIG:=both}" ;; *) : "${CONFIG:=engine}" ;; esac
 case $CONFIG in
@@ -428,8 +430,12 @@ cmd() {
     [ -z "$probe" ] || argv=("${PROBE_ARGV[@]}")
     case $MODE/$rt in
         */floor)
-            if [ "$MODE" = exec ]; then CMD=(nsenter -t "${K_PID[$k]}" -a "${argv[@]}")
-            else CMD=(unshare -mpuin --fork "${argv[@]}"); fi ;;
+            case $MODE in
+                exec) CMD=(nsenter -t "${K_PID[$k]}" -a "${argv[@]}") ;;
+                # do's namespaces, the user namespace with them
+                do) CMD=(unshare -Urmpuin --fork "${argv[@]}") ;;
+                *) CMD=(unshare -mpuin --fork "${argv[@]}") ;;
+            esac ;;
         run/*)
             bin=$(rt_bin "$rt")
             CMD=("$bin" --root "$W/root-$rt" run --bundle "${K_DIR[$k]}${probe:+-probe}" "$id") ;;
