@@ -160,6 +160,32 @@ mounts_below() {
 	[ "$output" = "$(readlink /proc/$pid/ns/uts)" ]
 }
 
+# A pod's container with user namespaces (and a sandbox run of a library
+# sandbox): its own user, pid and mount namespaces, the network namespace
+# of another process. The new pid namespace must belong to the new user
+# namespace, or /proc cannot be mounted there (EPERM, as it was).
+@test "a new user and pid namespace with a network namespace joined by path: /proc mounts, the network is the joined one" {
+	requires jq
+	unshare -n sleep 4744 &
+	local holder=$!
+	cv_track_pid $holder
+	for _ in $(seq 50); do [ "$(readlink /proc/$holder/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break; sleep 0.05; done
+	d="$CV_BUNDLE"
+	while [ "$d" != / ]; do chmod a+x "$d"; d="$(dirname "$d")"; done
+	chown -R 100000:100000 "$CV_BUNDLE/rootfs"
+	update_config ".linux.namespaces = [{\"type\":\"pid\"},{\"type\":\"network\",\"path\":\"/proc/$holder/ns/net\"},{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":\"mount\"},{\"type\":\"user\"}]
+		| .linux.uidMappings = [{\"containerID\": 0, \"hostID\": 100000, \"size\": 65536}]
+		| .linux.gidMappings = [{\"containerID\": 0, \"hostID\": 100000, \"size\": 65536}]
+		| .process.args = [\"sh\", \"-c\", \"echo pid=\$\$; readlink /proc/self/ns/net; ls /proc/1/ns/ >/dev/null && echo proc-ok\"]"
+	run cvisor run "$CV_ID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = pid=1 ]
+	[ "${lines[1]}" = "$(readlink /proc/$holder/ns/net)" ]
+	[ "${lines[2]}" = proc-ok ]
+	kill $holder
+}
+
 @test "sysctl: allowed in an owned namespace, refused otherwise" {
 	update_config '.linux.sysctl = {"net.ipv4.ip_forward": "1"} | .process.args = ["cat", "/proc/sys/net/ipv4/ip_forward"]'
 	run cvisor run "$CV_ID"

@@ -573,7 +573,11 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 		ns_restore(&saved);
 		return r;
 	}
-	bool clone_all = plan->njoin == 0 && !plan->user_path;
+	/* Every new namespace comes from the clone, the joined ones entered
+	 * above: a new user namespace then owns them all (a pid namespace made
+	 * apart from it would refuse the container's /proc mount). Only a
+	 * joined user namespace is entered by the child, before it unshares. */
+	bool clone_all = !plan->user_path;
 	uint64_t flags = clone_all ? (uint64_t)(plan->new_flags & ~CLONE_NEWTIME)
 				   : (uint64_t)(plan->new_flags & CLONE_NEWPID);
 	struct clone_args ca = {
