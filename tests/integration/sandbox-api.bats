@@ -156,6 +156,38 @@ assert_sandboxes_gone() {
 	has_line 'out=lo\ntap0\n'
 }
 
+# The network of a sandbox is kept: slirp4netns starts with its first run,
+# not with each (~50 ms a run), and every run of that sandbox shares one
+# network namespace, whose own sysfs it sees; another sandbox has another.
+@test "sandbox api: network on: the runs of a sandbox share one network namespace and its slirp4netns; another sandbox has its own; nothing left" {
+	requires_outbound
+	local before after ns1 ns2 ns3
+	before=$(pgrep -x slirp4netns | sort | tr '\n' ' ')
+	sbt new run 'readlink /proc/self/ns/net; ls /sys/class/net' \
+		run 'readlink /proc/self/ns/net' \
+		new run 'readlink /proc/self/ns/net'
+	[ "$status" -eq 0 ]
+	# out=net:[N]\nlo\ntap0\n, out=net:[N]\n, out=net:[M]\n
+	ns1=$(printf '%s\n' "$output" | sed -n 's/^out=\(net:\[[0-9]*\]\)\\nlo\\ntap0\\n$/\1/p')
+	ns2=$(printf '%s\n' "$output" | sed -n 's/^out=\(net:\[[0-9]*\]\)\\n$/\1/p' | sed -n 1p)
+	ns3=$(printf '%s\n' "$output" | sed -n 's/^out=\(net:\[[0-9]*\]\)\\n$/\1/p' | sed -n 2p)
+	echo "$output"
+	echo "ns: $ns1 $ns2 $ns3"
+	[ -n "$ns1" ]
+	[ "$ns1" = "$ns2" ]
+	[ -n "$ns3" ]
+	[ "$ns3" != "$ns1" ]
+	[ "$ns1" != "$(readlink /proc/self/ns/net)" ]
+	assert_sandboxes_gone
+	# each sandbox's slirp4netns ends with it
+	for _ in $(seq 50); do
+		after=$(pgrep -x slirp4netns | sort | tr '\n' ' ')
+		[ "$after" = "$before" ] && break
+		sleep 0.1
+	done
+	[ "$after" = "$before" ]
+}
+
 @test "sandbox api: the environment is the allowlist plus set_env; a token of the caller does not reach the run" {
 	SECRET_TOKEN=hunter2 sbt new net 0 env MODE test env MODE final run 'env | sort'
 	[ "$status" -eq 0 ]
@@ -385,6 +417,24 @@ sbt_nobody() {
 	run pgrep -f -- "--root=$NR/root .*sandbox-keeper"
 	[ "$status" -eq 1 ]
 	[ -z "$(ls -A "$NR/root-keepers" 2>/dev/null)" ]
+}
+
+# An unprivileged caller's keeper keeps no network (cvisor-sandbox(3)):
+# each run has its own namespace and slirp4netns, as cvisor do.
+@test "sandbox api as nobody: network on: each run its own network namespace with slirp4netns" {
+	requires_unprivileged_userns
+	requires_outbound
+	sbt_nobody new run 'readlink /proc/self/ns/net; ls /sys/class/net' run 'readlink /proc/self/ns/net; ls /sys/class/net'
+	[ "$status" -eq 0 ]
+	echo "$output"
+	local a b
+	a=$(printf '%s\n' "$output" | sed -n 's/^out=\(net:\[[0-9]*\]\)\\nlo\\ntap0\\n$/\1/p' | sed -n 1p)
+	b=$(printf '%s\n' "$output" | sed -n 's/^out=\(net:\[[0-9]*\]\)\\nlo\\ntap0\\n$/\1/p' | sed -n 2p)
+	[ -n "$a" ]
+	[ -n "$b" ]
+	[ "$a" != "$b" ]
+	run pgrep -f -- "--root=$NR/root .*sandbox-keeper"
+	[ "$status" -eq 1 ]
 }
 
 @test "sandbox api as nobody: the host's files stay read-only and masked; limits it cannot enforce are reported" {

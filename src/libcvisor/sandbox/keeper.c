@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,7 +27,9 @@
 #include "fs/safe-path.h"
 #include "io.h"
 #include "lifecycle/helper.h"
+#include "lifecycle/hooks.h"
 #include "log.h"
+#include "process/namespaces.h"
 #include "process/sync.h"
 #include "sandbox/keeper.h"
 #include "sandbox/policy.h"
@@ -315,8 +319,167 @@ static int request_strings(struct request *r, const char **policy, const char **
 	return 0;
 }
 
-static int run(const struct cvisor_context *ctx, const char *root, struct request *r, int *exit_code, char **report,
-	       size_t *report_len, cv_error_t *err)
+/* ---- the sandbox's network ---- */
+
+/* With network "outbound", every run of a root caller's sandbox joins one
+ * network namespace, held by a process of the keeper's and given
+ * slirp4netns once (its monitor ends slirp4netns when the holder ends, with
+ * the keeper): starting slirp4netns for each run cost ~50 ms. One per
+ * setting of allow_host_loopback, which slirp4netns takes at its start.
+ * An unprivileged caller's keeper keeps none, and each run has its own:
+ * slirp4netns, run as the caller without capabilities in the keeper's user
+ * namespace, can enter a network namespace only through a user namespace
+ * it owns, and a run (in a user namespace of its own) can have a sysfs on
+ * /sys only from a namespace that the keeper's own user namespace owns. */
+struct net_holder {
+	pid_t pid;            /* 0: none yet */
+	char sysfs[PATH_MAX]; /* its sysfs, in the keeper's tmpfs */
+};
+
+struct network {
+	bool kept;       /* a root caller's keeper */
+	const char *top; /* the keeper's tmpfs */
+	struct net_holder by_loopback[2];
+};
+
+/* A sysfs holds its network namespace: unmounted with the holder. */
+static void holder_stop(struct net_holder *n)
+{
+	if (n->pid <= 0)
+		return;
+	(void)kill(n->pid, SIGKILL);
+	while (waitpid(n->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	n->pid = 0;
+	if (umount2(n->sysfs, MNT_DETACH) < 0 && errno != EINVAL)
+		cv_debug("sandbox network: unmount `%s`: %s", n->sysfs, strerror(errno));
+}
+
+/* The holder: a new network namespace with its loopback up, then nothing
+ * until it is killed, or the keeper dies. */
+static void holder_main(pid_t keeper, const char *sysfs, int ready)
+{
+	cleanup_error cv_error_t e = NULL;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != keeper)
+		_exit(1);
+	/* nothing of the keeper's: a run's pipes held here would never end */
+	if ((ready > 3 && syscall(SYS_close_range, 3, ready - 1, 0) < 0) ||
+	    syscall(SYS_close_range, ready + 1, ~0U, 0) < 0)
+		_exit(1);
+	if (unshare(CLONE_NEWNET) < 0) {
+		int errnum = errno;
+		(void)!write(ready, &errnum, sizeof(errnum));
+		_exit(1);
+	}
+	if (cv_ns_loopback_up(&e) < 0) {
+		(void)!write(ready, &e->errnum, sizeof(e->errnum));
+		_exit(1);
+	}
+	/* in the keeper's mount namespace, for the runs to bind */
+	if (mount("sysfs", sysfs, "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		int errnum = errno;
+		(void)!write(ready, &errnum, sizeof(errnum));
+		_exit(1);
+	}
+	/* it needs nothing more */
+	struct __user_cap_header_struct ch = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+	if (syscall(SYS_capset, &ch, none) < 0) {
+		int errnum = errno;
+		(void)!write(ready, &errnum, sizeof(errnum));
+		_exit(1);
+	}
+	int ok = 0;
+	(void)!write(ready, &ok, sizeof(ok));
+	close(ready);
+	for (;;)
+		pause();
+}
+
+static int holder_start(const cv_policy *p, const char *top, size_t i, struct net_holder *n, cv_error_t *err)
+{
+	struct cv_sandbox_host h;
+	if (cv_sandbox_host_init(&h, true, err) < 0)
+		return -1;
+	cleanup_spec oci_spec *hooks = calloc(1, sizeof(*hooks));
+	if (!hooks)
+		return cv_error(err, ENOMEM, "sandbox network");
+	if (cv_sandbox_network_hook(p, &h, hooks, err) < 0)
+		return -1;
+	snprintf(n->sysfs, sizeof(n->sysfs), "%s/net-sys-%zu", top, i);
+	if (mkdir(n->sysfs, 0755) < 0 && errno != EEXIST)
+		return cv_error_errno(err, "sandbox network: mkdir `%s`", n->sysfs);
+	int pp[2];
+	if (pipe2(pp, O_CLOEXEC) < 0)
+		return cv_error_errno(err, "sandbox network: pipe");
+	pid_t keeper = getpid(), pid = fork();
+	if (pid == 0) {
+		close(pp[0]);
+		holder_main(keeper, n->sysfs, pp[1]);
+	}
+	close(pp[1]);
+	if (pid < 0) {
+		close(pp[0]);
+		return cv_error_errno(err, "sandbox network: fork");
+	}
+	n->pid = pid;
+	int errnum = EIO;
+	ssize_t got;
+	do
+		got = read(pp[0], &errnum, sizeof(errnum));
+	while (got < 0 && errno == EINTR);
+	close(pp[0]);
+	if (got != sizeof(errnum) || errnum != 0) {
+		holder_stop(n);
+		return cv_error(err, got == sizeof(errnum) ? errnum : EIO, "sandbox network: a network namespace");
+	}
+	char state[256];
+	snprintf(state, sizeof(state),
+		 "{\"ociVersion\":\"" OCI_VERSION "\",\"id\":\"keeper-%d-network\",\"status\":\"created\","
+		 "\"pid\":%d,\"bundle\":\"/\"}",
+		 (int)keeper, (int)pid);
+	if (cv_hooks_run(&hooks->hooks->create_runtime, "network \"outbound\"", state, err) < 0) {
+		holder_stop(n);
+		return -1;
+	}
+	return 0;
+}
+
+/* The namespace for a run of POLICY: 0 when it needs none of the keeper's
+ * (*pid 0), else made on first use. */
+static int network_for(struct network *net, const cv_policy *p, struct net_holder **out, cv_error_t *err)
+{
+	*out = NULL;
+	if (!net->kept || p->network != CV_POLICY_NET_OUTBOUND)
+		return 0;
+	size_t i = p->allow_host_loopback.set && p->allow_host_loopback.v;
+	struct net_holder *n = &net->by_loopback[i];
+	if (n->pid <= 0 && holder_start(p, net->top, i, n, err) < 0)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+static void network_stop(struct network *net)
+{
+	for (size_t i = 0; i < sizeof(net->by_loopback) / sizeof(net->by_loopback[0]); i++)
+		holder_stop(&net->by_loopback[i]);
+}
+
+/* Whether PID, reaped, was a holder (which then is no more). */
+static bool network_reaped(struct network *net, pid_t pid)
+{
+	for (size_t i = 0; i < sizeof(net->by_loopback) / sizeof(net->by_loopback[0]); i++)
+		if (net->by_loopback[i].pid == pid) {
+			net->by_loopback[i].pid = 0;
+			(void)umount2(net->by_loopback[i].sysfs, MNT_DETACH);
+			return true;
+		}
+	return false;
+}
+
+static int run(const struct cvisor_context *ctx, const char *root, struct request *r, const struct net_holder *netns,
+	       int *exit_code, char **report, size_t *report_len, cv_error_t *err)
 {
 	const char *json = NULL, *cwd = NULL;
 	cleanup_free char **args = NULL;
@@ -330,6 +493,9 @@ static int run(const struct cvisor_context *ctx, const char *root, struct reques
 	if (!(p->rootfs = strdup(root)) || (*cwd && !(p->run_cwd = strdup(cwd))))
 		return cv_error(err, ENOMEM, "sandbox run");
 	p->persistent_root = true;
+	if (netns && (asprintf(&p->netns_path, "/proc/%d/ns/net", (int)netns->pid) < 0 ||
+		      !(p->netns_sysfs = strdup(netns->sysfs))))
+		return cv_error(err, ENOMEM, "sandbox run");
 	if (r->h.timeout_ms) {
 		p->timeout_ms.set = true;
 		p->timeout_ms.v = r->h.timeout_ms;
@@ -349,7 +515,8 @@ static int run(const struct cvisor_context *ctx, const char *root, struct reques
 }
 
 /* The run's process: never returns. */
-static void run_child(const struct cvisor_context *ctx, const char *root, struct request *r, int level)
+static void run_child(const struct cvisor_context *ctx, const char *root, struct request *r,
+		      const struct net_holder *netns, int level)
 {
 	int result = r->fds[CV_KEEPER_FD_RESULT];
 	cleanup_error cv_error_t e = NULL;
@@ -361,12 +528,33 @@ static void run_child(const struct cvisor_context *ctx, const char *root, struct
 	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	cv_log_set_sink(run_log, &result, level);
-	if (run(ctx, root, r, &code, &report, &len, &e) < 0)
+	if (run(ctx, root, r, netns, &code, &report, &len, &e) < 0)
 		rec_write(result, CV_KEEPER_REC_ERROR, e && e->errnum > 0 ? e->errnum : EIO,
 			  e && e->msg ? e->msg : "sandbox run failed", e && e->msg ? strlen(e->msg) : 18);
 	else
 		rec_write(result, CV_KEEPER_REC_REPORT, code, report, len);
 	_exit(0);
+}
+
+/* The network namespace of the keeper's for request R (*netns 0: a new
+ * one, or the host's); -1 when it cannot be made, the run answered with
+ * the error. A policy that does not parse is left to the run, which says
+ * so. */
+static int run_network(struct network *net, struct request *r, struct net_holder **netns)
+{
+	*netns = NULL;
+	const char *json = r->buf;
+	if (!r->len || !memchr(r->buf, '\0', r->len))
+		return 0;
+	cleanup_policy cv_policy *p = NULL;
+	cleanup_error cv_error_t e = NULL;
+	if (cv_policy_parse(json, strlen(json), "policy", &p, &e) < 0)
+		return 0;
+	if (network_for(net, p, netns, &e) == 0)
+		return 0;
+	rec_write(r->fds[CV_KEEPER_FD_RESULT], CV_KEEPER_REC_ERROR, e->errnum > 0 ? e->errnum : EIO, e->msg,
+		  strlen(e->msg));
+	return -1;
 }
 
 /* One request off the socket; 0 at EOF, 1 with *r filled. */
@@ -482,7 +670,8 @@ void cv_keeper_gc(const struct cvisor_context *ctx, unsigned *removed)
 	}
 }
 
-static int serve(const struct cvisor_context *ctx, int sock, const char *root, int level, cv_error_t *err)
+static int serve(const struct cvisor_context *ctx, int sock, const char *top, const char *root, bool root_caller,
+		 int level, cv_error_t *err)
 {
 	sigset_t chld;
 	sigemptyset(&chld);
@@ -494,6 +683,7 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *root, i
 		return cv_error_errno(err, "sandbox keeper: signalfd");
 	unsigned running = 0;
 	bool open = true;
+	struct network net = { .kept = root_caller, .top = top };
 	while (open || running) {
 		struct pollfd pf[2] = { { open ? sock : -1, POLLIN, 0 }, { sfd, POLLIN, 0 } };
 		if (poll(pf, 2, -1) < 0) {
@@ -505,8 +695,10 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *root, i
 			struct signalfd_siginfo si;
 			while (read(sfd, &si, sizeof(si)) == sizeof(si))
 				;
-			while (running && waitpid(-1, NULL, WNOHANG) > 0)
-				running--;
+			pid_t w;
+			while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
+				if (!network_reaped(&net, w) && running)
+					running--;
 		}
 		if (!pf[0].revents)
 			continue;
@@ -522,11 +714,16 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *root, i
 			open = got < 0 && e->errnum == EPROTO;
 			continue;
 		}
+		struct net_holder *netns = NULL;
+		if (run_network(&net, &r, &netns) < 0) {
+			request_release(&r);
+			continue;
+		}
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(sock);
 			close(sfd);
-			run_child(ctx, root, &r, level);
+			run_child(ctx, root, &r, netns, level);
 		}
 		if (pid < 0)
 			cv_warn("sandbox keeper: fork: %s", strerror(errno));
@@ -534,6 +731,7 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *root, i
 			running++;
 		request_release(&r);
 	}
+	network_stop(&net);
 	return 0;
 }
 
@@ -583,7 +781,7 @@ int cv_sandbox_keeper(const struct cvisor_context *ctx, cv_error_t *err)
 		goto out;
 	if (cv_sync_send(sock, CV_SYNC_KEEPER_READY, (int)getpid(), NULL, 0, -1, err) < 0)
 		goto out;
-	r = serve(ctx, sock, root, cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_WARNING, err);
+	r = serve(ctx, sock, dir, root, root_caller, cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_WARNING, err);
 out:
 	/* the mounts end with this namespace; the directory is the host's */
 	(void)umount2(dir, MNT_DETACH);

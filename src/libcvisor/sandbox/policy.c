@@ -855,6 +855,8 @@ void cv_policy_free(cv_policy *p)
 	free(p->rootfs);
 	free(p->workspace);
 	free(p->run_cwd);
+	free(p->netns_path);
+	free(p->netns_sysfs);
 	oci_strv_clear(&p->writable);
 	oci_strv_clear(&p->deny_write);
 	oci_strv_clear(&p->deny_read);

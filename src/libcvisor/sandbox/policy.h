@@ -80,6 +80,13 @@ typedef struct {
 	 * else CV_SANDBOX_PERSISTENT_WORKSPACE. */
 	bool persistent_root;
 	char *run_cwd;
+	/* Set only by the keeper too: with network "outbound", the program
+	 * joins this network namespace, the sandbox's own, given slirp4netns
+	 * once for all its runs, instead of a new one per run. */
+	char *netns_path;
+	/* and that namespace's sysfs, mounted by the keeper (a run, in a user
+	 * namespace of its own, may not mount it): bound read-only on /sys */
+	char *netns_sysfs;
 } cv_policy;
 
 /* Parses a policy document held in memory. `name` prefixes error messages:

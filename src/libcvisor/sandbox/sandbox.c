@@ -84,14 +84,16 @@ static int add_mount(oci_spec *s, const char *dest, const char *type, const char
 	return strv_addv(&m->options, opts, err);
 }
 
-static int add_namespace(oci_linux *l, const char *type, cv_error_t *err)
+/* A new namespace of TYPE, or the one at PATH. */
+static int add_namespace(oci_linux *l, const char *type, const char *path, cv_error_t *err)
 {
 	oci_namespace *nn = realloc(l->namespaces, (l->namespaces_len + 1) * sizeof(*nn));
 	if (!nn)
 		return cv_error(err, ENOMEM, "sandbox spec");
 	l->namespaces = nn;
-	nn[l->namespaces_len] = (oci_namespace){ .type = strdup(type) };
-	if (!nn[l->namespaces_len++].type)
+	nn[l->namespaces_len] = (oci_namespace){ .type = strdup(type), .path = path ? strdup(path) : NULL };
+	oci_namespace *n = &nn[l->namespaces_len++];
+	if (!n->type || (path && !n->path))
 		return cv_error(err, ENOMEM, "sandbox spec");
 	return 0;
 }
@@ -794,7 +796,10 @@ static int build_mounts(const cv_policy *p, const struct cv_sandbox_host *h, uin
 	 * the host's network the runtime binds the host's /sys instead, and in
 	 * a user namespace only with what is mounted below it (build_masks
 	 * hides the cgroup filesystems then) */
-	if (add_mount(s, "/sys", "sysfs", "sysfs", sys_o, err) < 0 ||
+	static const char *const sys_bind_o[] = { "rbind", "nosuid", "noexec", "nodev", "ro", NULL };
+	bool kept_net = p->network == CV_POLICY_NET_OUTBOUND && p->netns_path && p->netns_sysfs;
+	if ((kept_net ? add_mount(s, "/sys", "bind", p->netns_sysfs, sys_bind_o, err)
+		      : add_mount(s, "/sys", "sysfs", "sysfs", sys_o, err)) < 0 ||
 	    add_mount(s, "/tmp", "tmpfs", "tmpfs", tmp_o, err) < 0 ||
 	    add_mount(s, "/run", "tmpfs", "tmpfs", run_o, err) < 0)
 		return -1;
@@ -941,14 +946,8 @@ static int build_masks(const cv_policy *p, const struct cv_sandbox_host *h, cons
 /* "outbound": a createRuntime hook (run by the runtime once the namespaces
  * exist, before the program starts) gives the new network namespace
  * slirp4netns; see hooks/cvisor-slirp.c. */
-static int build_network_hook(const cv_policy *p, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
+int cv_sandbox_network_hook(const cv_policy *p, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
 {
-	if (p->network != CV_POLICY_NET_OUTBOUND) {
-		if (p->allow_host_loopback.set && p->allow_host_loopback.v)
-			return cv_error(err, 0,
-					"policy: allow_host_loopback: only meaningful with network \"outbound\"");
-		return 0;
-	}
 	const char *hook = h->slirp_hook ? h->slirp_hook : CV_SANDBOX_SLIRP_HOOK;
 	if (access(hook, X_OK) < 0)
 		return cv_error_errno(err, "policy: network: \"outbound\" needs the hook program `%s`", hook);
@@ -972,6 +971,20 @@ static int build_network_hook(const cv_policy *p, const struct cv_sandbox_host *
 		return -1;
 	/* the hook gets exactly this environment, nothing of the caller's */
 	return strv_add(&hk->env, "PATH=" DEFAULT_PATH, err);
+}
+
+static int build_network_hook(const cv_policy *p, const struct cv_sandbox_host *h, oci_spec *s, cv_error_t *err)
+{
+	if (p->network != CV_POLICY_NET_OUTBOUND) {
+		if (p->allow_host_loopback.set && p->allow_host_loopback.v)
+			return cv_error(err, 0,
+					"policy: allow_host_loopback: only meaningful with network \"outbound\"");
+		return 0;
+	}
+	/* a keeper's namespace has its slirp4netns already */
+	if (p->netns_path)
+		return 0;
+	return cv_sandbox_network_hook(p, h, s, err);
 }
 
 void cv_sandbox_do_only_keys(const cv_policy *p, char *buf, size_t size)
@@ -1049,14 +1062,15 @@ int cv_sandbox_spec(const cv_policy *p, const struct cv_sandbox_host *h, char *c
 	oci_linux *l = s->linux_;
 	static const char *const ns[] = { "pid", "mount", "ipc", "uts", "cgroup" };
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
-		if (add_namespace(l, ns[i], err) < 0)
+		if (add_namespace(l, ns[i], NULL, err) < 0)
 			return -1;
-	if (p->network != CV_POLICY_NET_HOST && add_namespace(l, "network", err) < 0)
+	const char *netns = p->network == CV_POLICY_NET_OUTBOUND ? p->netns_path : NULL;
+	if (p->network != CV_POLICY_NET_HOST && add_namespace(l, "network", netns, err) < 0)
 		return -1;
 	/* A user namespace mapping only the program's ids: to the caller's own,
 	 * or for a root caller to an unprivileged host identity (untrusted code
 	 * never holds host root); nothing else of the host's ids exists inside. */
-	if (add_namespace(l, "user", err) < 0)
+	if (add_namespace(l, "user", NULL, err) < 0)
 		return -1;
 	l->uid_mappings.v = malloc(sizeof(oci_id_mapping));
 	l->gid_mappings.v = malloc(sizeof(oci_id_mapping));

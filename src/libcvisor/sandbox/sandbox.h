@@ -136,6 +136,11 @@ struct cv_sandbox_host {
 /* FIND_SLIRP: look slirp4netns up in $PATH (only network "outbound" and
  * `do --check` need it). */
 int cv_sandbox_host_init(struct cv_sandbox_host *host, bool find_slirp, cv_error_t *err);
+/* Network "outbound"'s hooks into SPEC (which has none yet): a
+ * createRuntime hook giving slirp4netns to the network namespace of the
+ * state's "pid". */
+int cv_sandbox_network_hook(const cv_policy *policy, const struct cv_sandbox_host *host, oci_spec *spec,
+			    cv_error_t *err);
 
 /* Builds the spec running ARGS (NULL-terminated, may be NULL for `spec
  * --policy`, which then runs "sh") under POLICY. Errors name the policy key
