@@ -321,23 +321,22 @@ static int request_strings(struct request *r, const char **policy, const char **
 
 /* ---- the sandbox's network ---- */
 
-/* With network "outbound", every run of a root caller's sandbox joins one
- * network namespace, held by a process of the keeper's and given
- * slirp4netns once (its monitor ends slirp4netns when the holder ends, with
- * the keeper): starting slirp4netns for each run cost ~50 ms. One per
- * setting of allow_host_loopback, which slirp4netns takes at its start.
- * An unprivileged caller's keeper keeps none, and each run has its own:
- * slirp4netns, run as the caller without capabilities in the keeper's user
- * namespace, can enter a network namespace only through a user namespace
- * it owns, and a run (in a user namespace of its own) can have a sysfs on
- * /sys only from a namespace that the keeper's own user namespace owns. */
+/* With network "outbound", every run of a sandbox joins one network
+ * namespace, held by a process of the keeper's and given slirp4netns once
+ * (its monitor ends slirp4netns when the holder ends, with the keeper):
+ * starting slirp4netns for each run cost ~50 ms. One per setting of
+ * allow_host_loopback, which slirp4netns takes at its start. The namespace
+ * belongs to a user namespace of the holder's, which the keeper's identity
+ * owns: slirp4netns, run as that identity, may enter it even without
+ * capabilities, and so may each run's runtime. A run, in a user namespace of
+ * its own, may not mount that namespace's sysfs: the keeper mounts it once,
+ * in its tmpfs, for the runs to bind on /sys. */
 struct net_holder {
 	pid_t pid;            /* 0: none yet */
 	char sysfs[PATH_MAX]; /* its sysfs, in the keeper's tmpfs */
 };
 
 struct network {
-	bool kept;       /* a root caller's keeper */
 	const char *top; /* the keeper's tmpfs */
 	struct net_holder by_loopback[2];
 };
@@ -355,45 +354,96 @@ static void holder_stop(struct net_holder *n)
 		cv_debug("sandbox network: unmount `%s`: %s", n->sysfs, strerror(errno));
 }
 
-/* The holder: a new network namespace with its loopback up, then nothing
- * until it is killed, or the keeper dies. */
-static void holder_main(pid_t keeper, const char *sysfs, int ready)
+/* The holder, on its end SOCK of a socket pair with the keeper: a user
+ * namespace of its own (the keeper maps it), so that slirp4netns, run as
+ * the keeper's identity even without capabilities, owns it and may enter
+ * the network namespace made next; that namespace's loopback up; then
+ * nothing until it is killed, or the keeper dies. Reports 0 or an errno at
+ * each step. */
+static void holder_main(pid_t keeper, int sock)
 {
 	cleanup_error cv_error_t e = NULL;
+	int errnum = 0;
+	char go;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != keeper)
 		_exit(1);
 	/* nothing of the keeper's: a run's pipes held here would never end */
-	if ((ready > 3 && syscall(SYS_close_range, 3, ready - 1, 0) < 0) ||
-	    syscall(SYS_close_range, ready + 1, ~0U, 0) < 0)
+	if ((sock > 3 && syscall(SYS_close_range, 3, sock - 1, 0) < 0) ||
+	    syscall(SYS_close_range, sock + 1, ~0U, 0) < 0)
 		_exit(1);
-	if (unshare(CLONE_NEWNET) < 0) {
-		int errnum = errno;
-		(void)!write(ready, &errnum, sizeof(errnum));
+	if (unshare(CLONE_NEWUSER) < 0)
+		errnum = errno;
+	if (write(sock, &errnum, sizeof(errnum)) != sizeof(errnum) || errnum || read(sock, &go, 1) != 1)
 		_exit(1);
-	}
-	if (cv_ns_loopback_up(&e) < 0) {
-		(void)!write(ready, &e->errnum, sizeof(e->errnum));
-		_exit(1);
-	}
-	/* in the keeper's mount namespace, for the runs to bind */
-	if (mount("sysfs", sysfs, "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
-		int errnum = errno;
-		(void)!write(ready, &errnum, sizeof(errnum));
-		_exit(1);
-	}
-	/* it needs nothing more */
+	if (unshare(CLONE_NEWNET) < 0)
+		errnum = errno;
+	else if (cv_ns_loopback_up(&e) < 0)
+		errnum = e->errnum;
+	/* slirp4netns opens /proc/PID/ns/net: this process must be dumpable;
+	 * no sandbox can name it (each run has a pid namespace), and it needs
+	 * no capability any more */
 	struct __user_cap_header_struct ch = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
-	if (syscall(SYS_capset, &ch, none) < 0) {
-		int errnum = errno;
-		(void)!write(ready, &errnum, sizeof(errnum));
+	if (!errnum && (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 || syscall(SYS_capset, &ch, none) < 0))
+		errnum = errno;
+	if (write(sock, &errnum, sizeof(errnum)) != sizeof(errnum) || errnum)
 		_exit(1);
-	}
-	int ok = 0;
-	(void)!write(ready, &ok, sizeof(ok));
-	close(ready);
 	for (;;)
 		pause();
+}
+
+/* Maps the holder's user namespace: its root is the keeper's identity. */
+static int holder_maps(pid_t pid, cv_error_t *err)
+{
+	static const char *const files[] = { "uid_map", "gid_map" };
+	for (int i = 0; i < 2; i++) {
+		char path[64], line[64];
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, files[i]);
+		int n = snprintf(line, sizeof(line), "0 %u 1\n", i ? (unsigned)getgid() : (unsigned)getuid());
+		cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, line, (size_t)n) != n)
+			return cv_error_errno(err, "sandbox network: write `%s`", path);
+	}
+	return 0;
+}
+
+/* The holder's network namespace's sysfs, on PATH in the keeper's mount
+ * namespace: mounted by a child of the keeper's that enters that network
+ * namespace (the keeper, owner of the holder's user namespace, may). */
+static int holder_sysfs(pid_t holder, const char *path, cv_error_t *err)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return cv_error_errno(err, "sandbox network: fork");
+	if (pid == 0) {
+		char ns[64];
+		snprintf(ns, sizeof(ns), "/proc/%d/ns/net", (int)holder);
+		int fd = open(ns, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0 ||
+		    mount("sysfs", path, "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+			_exit(errno & 0xff ? errno & 0xff : EIO);
+		_exit(0);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return cv_error_errno(err, "sandbox network: wait");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return cv_error(err, WIFEXITED(status) ? WEXITSTATUS(status) : EIO,
+				"sandbox network: sysfs of its namespace on `%s`", path);
+	return 0;
+}
+
+static int holder_step(int sock, cv_error_t *err)
+{
+	int errnum = EIO;
+	ssize_t got;
+	do
+		got = read(sock, &errnum, sizeof(errnum));
+	while (got < 0 && errno == EINTR);
+	if (got != sizeof(errnum) || errnum != 0)
+		return cv_error(err, got == sizeof(errnum) ? errnum : EIO, "sandbox network: a network namespace");
+	return 0;
 }
 
 static int holder_start(const cv_policy *p, const char *top, size_t i, struct net_holder *n, cv_error_t *err)
@@ -409,29 +459,24 @@ static int holder_start(const cv_policy *p, const char *top, size_t i, struct ne
 	snprintf(n->sysfs, sizeof(n->sysfs), "%s/net-sys-%zu", top, i);
 	if (mkdir(n->sysfs, 0755) < 0 && errno != EEXIST)
 		return cv_error_errno(err, "sandbox network: mkdir `%s`", n->sysfs);
-	int pp[2];
-	if (pipe2(pp, O_CLOEXEC) < 0)
-		return cv_error_errno(err, "sandbox network: pipe");
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+		return cv_error_errno(err, "sandbox network: socketpair");
 	pid_t keeper = getpid(), pid = fork();
 	if (pid == 0) {
-		close(pp[0]);
-		holder_main(keeper, n->sysfs, pp[1]);
+		close(sp[0]);
+		holder_main(keeper, sp[1]);
 	}
-	close(pp[1]);
-	if (pid < 0) {
-		close(pp[0]);
+	close(sp[1]);
+	cleanup_close int sock = sp[0];
+	if (pid < 0)
 		return cv_error_errno(err, "sandbox network: fork");
-	}
 	n->pid = pid;
-	int errnum = EIO;
-	ssize_t got;
-	do
-		got = read(pp[0], &errnum, sizeof(errnum));
-	while (got < 0 && errno == EINTR);
-	close(pp[0]);
-	if (got != sizeof(errnum) || errnum != 0) {
+	char go = 1;
+	if (holder_step(sock, err) < 0 || holder_maps(pid, err) < 0 || write(sock, &go, 1) != 1 ||
+	    holder_step(sock, err) < 0 || holder_sysfs(pid, n->sysfs, err) < 0) {
 		holder_stop(n);
-		return cv_error(err, got == sizeof(errnum) ? errnum : EIO, "sandbox network: a network namespace");
+		return -1;
 	}
 	char state[256];
 	snprintf(state, sizeof(state),
@@ -450,7 +495,7 @@ static int holder_start(const cv_policy *p, const char *top, size_t i, struct ne
 static int network_for(struct network *net, const cv_policy *p, struct net_holder **out, cv_error_t *err)
 {
 	*out = NULL;
-	if (!net->kept || p->network != CV_POLICY_NET_OUTBOUND)
+	if (p->network != CV_POLICY_NET_OUTBOUND)
 		return 0;
 	size_t i = p->allow_host_loopback.set && p->allow_host_loopback.v;
 	struct net_holder *n = &net->by_loopback[i];
@@ -670,8 +715,8 @@ void cv_keeper_gc(const struct cvisor_context *ctx, unsigned *removed)
 	}
 }
 
-static int serve(const struct cvisor_context *ctx, int sock, const char *top, const char *root, bool root_caller,
-		 int level, cv_error_t *err)
+static int serve(const struct cvisor_context *ctx, int sock, const char *top, const char *root, int level,
+		 cv_error_t *err)
 {
 	sigset_t chld;
 	sigemptyset(&chld);
@@ -683,7 +728,7 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *top, co
 		return cv_error_errno(err, "sandbox keeper: signalfd");
 	unsigned running = 0;
 	bool open = true;
-	struct network net = { .kept = root_caller, .top = top };
+	struct network net = { .top = top };
 	while (open || running) {
 		struct pollfd pf[2] = { { open ? sock : -1, POLLIN, 0 }, { sfd, POLLIN, 0 } };
 		if (poll(pf, 2, -1) < 0) {
@@ -781,7 +826,7 @@ int cv_sandbox_keeper(const struct cvisor_context *ctx, cv_error_t *err)
 		goto out;
 	if (cv_sync_send(sock, CV_SYNC_KEEPER_READY, (int)getpid(), NULL, 0, -1, err) < 0)
 		goto out;
-	r = serve(ctx, sock, dir, root, root_caller, cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_WARNING, err);
+	r = serve(ctx, sock, dir, root, cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_WARNING, err);
 out:
 	/* the mounts end with this namespace; the directory is the host's */
 	(void)umount2(dir, MNT_DETACH);

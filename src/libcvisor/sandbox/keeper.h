@@ -14,7 +14,7 @@
  * layer, owned by the program's host identity. Each run is a child of the
  * keeper running cv_sandbox_do() with policy.persistent_root on that tree,
  * so runs see what earlier runs wrote, and two sandboxes (two keepers, two
- * namespaces) never see each other's. A root caller's keeper also keeps the
+ * namespaces) never see each other's. The keeper also keeps the
  * sandbox's network for network "outbound": a holder process's network
  * namespace given slirp4netns once, and its sysfs, which every run joins
  * (policy.netns_path) instead of starting slirp4netns itself.
