@@ -795,7 +795,8 @@ static int build_mounts(const cv_policy *p, const struct cv_sandbox_host *h, uin
 	/* sysfs can be mounted only by the owner of the network namespace: with
 	 * the host's network the runtime binds the host's /sys instead, and in
 	 * a user namespace only with what is mounted below it (build_masks
-	 * hides the cgroup filesystems then) */
+	 * hides the cgroup filesystems then); in a keeper's kept namespace, the
+	 * run binds the sysfs the keeper mounted for it */
 	static const char *const sys_bind_o[] = { "rbind", "nosuid", "noexec", "nodev", "ro", NULL };
 	bool kept_net = p->network == CV_POLICY_NET_OUTBOUND && p->netns_path && p->netns_sysfs;
 	if ((kept_net ? add_mount(s, "/sys", "bind", p->netns_sysfs, sys_bind_o, err)
