@@ -1192,6 +1192,25 @@ out:
 	return s;
 }
 
+/* How long the end of a session waits for its pty's last output. */
+#define SESSION_TAIL_MS 2000
+
+static void session_drain_to_end(int *fd, uint8_t **buf, size_t *len)
+{
+	uint64_t until = cv_now_ms() + SESSION_TAIL_MS;
+	while (*fd >= 0) {
+		if (drain(*fd, buf, len, SIZE_MAX) == 1) {
+			cv_closep(fd);
+			return;
+		}
+		uint64_t now = cv_now_ms();
+		if (now >= until)
+			return;
+		struct pollfd p = { *fd, POLLIN, 0 };
+		(void)poll(&p, 1, (int)(until - now));
+	}
+}
+
 /* Takes in what has arrived, and the result once the run ended. Under
  * s->lock. */
 static void session_poll(CvisorSession *s)
@@ -1203,11 +1222,13 @@ static void session_poll(CvisorSession *s)
 	if (!s->r.res_eof && s->r.result >= 0)
 		s->r.res_eof = drain(s->r.result, (uint8_t **)&s->r.res, &s->r.res_len, 2 * CV_KEEPER_REC_MAX) == 1;
 	if (s->r.res_eof && !s->done) {
-		/* the output written before the end is all in the pipes now */
-		if (s->r.out >= 0 && drain(s->r.out, &s->out, &s->out_len, SIZE_MAX) == 1)
-			cv_closep(&s->r.out);
-		if (s->r.err >= 0 && drain(s->r.err, &s->err, &s->err_len, SIZE_MAX) == 1)
-			cv_closep(&s->r.err);
+		/* Every writer of the output is gone now: read it to its end
+		 * (a pipe's EOF, a pty's EIO), so that what was written before
+		 * the end is here once the session says it ended. A pipe has it
+		 * all at once; a pty's last bytes reach the master a moment after
+		 * they were written (the tty layer's flush runs in a worker). */
+		session_drain_to_end(&s->r.out, &s->out, &s->out_len);
+		session_drain_to_end(&s->r.err, &s->err, &s->err_len);
 		cleanup_error cv_error_t e = NULL;
 		cleanup_free char *report = NULL;
 		if (run_outcome(s->debug, &s->r, &s->exit_code, &report, &e) < 0) {
