@@ -169,15 +169,18 @@ class Session(_Closing):
                 return
             if data:
                 on_output(dec.decode(data))
-            if done:
-                tail = self.read_stdout()
+            # once it ended (or the session is closing), what came since
+            # the last read goes out too, then the decoder's last bytes
+            if done or self._stop.wait(period):
+                try:
+                    tail = self.read_stdout()
+                except ValueError:
+                    tail = b""
                 if tail:
                     on_output(dec.decode(tail))
                 rest = dec.decode(b"", final=True)
                 if rest:
                     on_output(rest)
-                return
-            if self._stop.wait(period):
                 return
 
     def _read(self, fn) -> bytes:
@@ -215,9 +218,13 @@ class Session(_Closing):
             return r if done.value else None
 
     def wait(self) -> int:
-        """Block until the program ends; its exit status."""
+        """Block until the program ends; its exit status. With an
+        on_output callback, its whole output has gone to it by then."""
         with _Use(self._h) as s:
-            return int(self._lib.cvisor_session_wait(s))
+            code = int(self._lib.cvisor_session_wait(s))
+        if self._pump is not None and self._pump is not threading.current_thread():
+            self._pump.join()
+        return code
 
     def kill(self) -> None:
         """End every process of the session (exit status 137)."""

@@ -194,6 +194,17 @@ def test_shell_pty(sandbox):
     assert "/dev/pts/" in text
 
 
+def test_shell_output_has_all_gone_to_on_output_once_wait_returns(sandbox):
+    """wait() returns once the output pump has delivered the end of the
+    output: with a slow pump (300 ms between reads) the last line, written
+    just before the shell exits, is in what on_output got."""
+    out = []
+    with sandbox.shell(on_output=out.append, poll_ms=300) as sh:
+        assert sh.write_stdin("echo LAST-$((40+2)); exit 5\n") > 0
+        assert sh.wait() == 5
+        assert "LAST-42" in "".join(out)
+
+
 def test_session_reads_and_kill(sandbox):
     s = sandbox._session("echo o; echo e >&2; sleep 60", False)
     try:
