@@ -19,8 +19,10 @@ KEEPERS = "/run/cvisor-keepers" if os.geteuid() == 0 else os.path.join(os.enviro
 def skip_unless_enforced(result, limit):
     """Skip the rest of a test when this machine could not enforce LIMIT for
     RESULT's run (an unprivileged caller without a delegated cgroup): the
-    report must then say so."""
-    if limit in result.resources.not_enforced:
+    report must then say so. RESULT: a SandboxSession result, or the report
+    of a Sandbox or RemoteSandbox run (Output.report)."""
+    not_enforced = result["not_enforced"] if isinstance(result, dict) else result.resources.not_enforced
+    if limit in not_enforced:
         pytest.skip("%s is not enforced here (the run's report says so: no delegated cgroup)" % limit)
 
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 import cvisor
-from conftest import HAVE_SERVER_DEPS
+from conftest import HAVE_SERVER_DEPS, skip_unless_enforced
 
 
 @pytest.fixture(params=["local", "remote"])
@@ -142,8 +142,7 @@ def test_network_off_and_listen(sandbox):
 def test_memory_limit_reported(sandbox):
     sandbox.set_limits(memory_max=64 << 20, pids_max=64)
     o = sandbox.run("python3 -c 'b = bytearray(512 << 20); print(len(b))'")
-    if "memory" in o.report["not_enforced"]:
-        pytest.skip("memory is not enforced here (the run's report says so: no delegated cgroup)")
+    skip_unless_enforced(o.report, "memory")
     assert o.exit_code != 0
     assert o.report["limits_hit"]["memory"] is True
 

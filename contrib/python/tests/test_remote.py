@@ -19,7 +19,7 @@ import uuid
 import pytest
 
 import cvisor
-from conftest import PKG_DIR, needs_server, tagged_processes, TAG
+from conftest import PKG_DIR, needs_server, skip_unless_enforced, tagged_processes, TAG
 
 pytestmark = needs_server
 
@@ -167,8 +167,7 @@ def test_quota_memory(server_a):
     # the default is the runs' limit, not only a number
     with server_a.sandbox("quota") as a:
         out = a.run("python3 -c 'b = bytearray(400 << 20); print(len(b))'")
-        if "memory" in out.report["not_enforced"]:
-            pytest.skip("memory is not enforced here (the run's report says so)")
+        skip_unless_enforced(out.report, "memory")
         assert out.exit_code != 0
         assert out.report["limits_hit"]["memory"] is True
 
