@@ -126,7 +126,9 @@ sub_maps() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == "cvisor: create: linux.uidMappings: newuidmap refused the map: newuidmap: uid range"*"not allowed" ]]
 	[ -z "$(ls -A "$TU_DIR/state")" ]
-	! pgrep -u "$TU_USER" >/dev/null || false
+	# no live process of the user; a zombie is not one: the container an
+	# earlier test killed may wait a moment for the host's init to reap it
+	! pgrep -u "$TU_USER" -r D,R,S,T,t >/dev/null || false
 	# without the helper in PATH, the error says what to install
 	rl_config "$(sub_maps)"
 	TU_PATH=/nonexistent run rl_cvisor run "$RL_ID"
