@@ -808,8 +808,20 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 	int r;
 
 	uint32_t mask;
+	if (cfg->none && cfg->resources)
+		return cv_error(err, EINVAL, "cgroup: resources set for a run without a cgroup");
 	if (config_mask(cfg, &mask, err) < 0)
 		return -1;
+	if (cfg->none) {
+		if (cv_cgroup_layout(&layout, err) < 0)
+			return -1;
+		if (!(cg = calloc(1, sizeof(*cg))))
+			return cv_error(err, ENOMEM, "cgroup");
+		cg->layout = layout;
+		cg->rootless = cfg->rootless;
+		*out = cg;
+		return 0;
+	}
 	if (cfg->systemd)
 		return cv_cg_systemd_create(cfg, out, err);
 	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof(buf), lines, 64, &nlines, err) < 0)

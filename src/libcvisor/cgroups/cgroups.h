@@ -94,6 +94,10 @@ struct cv_cgroup_config {
 	size_t devices_len;
 	/* CV_CGROUP_ANNOTATION_CONTROLLERS's value; NULL: every hierarchy */
 	const char *controllers;
+	/* no directory anywhere (a sandbox run with no limit and no figures
+	 * to read): the cgroup made is empty, as a rootless one without
+	 * delegation; resources must be NULL */
+	bool none;
 };
 
 /* Everything cv_cgroup_create would refuse about cfg->controllers (names,

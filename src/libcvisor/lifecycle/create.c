@@ -63,6 +63,7 @@ struct launch {
 	oci_spec *given_spec;
 	/* transient: the program's stdio (struct cv_transient) */
 	const int *stdio;
+	bool no_cgroup; /* transient: struct cv_transient's */
 	/* outputs kept for run */
 	pid_t pid;
 	int pidfd;
@@ -427,6 +428,7 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 		.devices_len = spec->linux_ ? spec->linux_->devices_len : 0,
 		/* the hierarchies to join (cgroups.h) */
 		.controllers = oci_kv_get(&spec->annotations, CV_CGROUP_ANNOTATION_CONTROLLERS),
+		.none = L->no_cgroup,
 	};
 	return cv_cgroup_config_validate(&w->cgc, err);
 }
@@ -1106,7 +1108,8 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 			    .console_master = -1,
 			    .init_status = -1,
 			    .given_spec = given,
-			    .stdio = t->stdio };
+			    .stdio = t->stdio,
+			    .no_cgroup = t->no_cgroup };
 	t->c = NULL;
 	t->spec = NULL;
 	t->pidfd = t->console_master = t->init_status = -1;

@@ -74,6 +74,9 @@ struct cv_transient {
 	 * closed, whatever the outcome, before WHILE_EXEC runs), -1 for ours,
 	 * or CV_STDIO_PTY for the pty of process.terminal (set in the config) */
 	int stdio[3];
+	/* in: no cgroup at all (cv_cgroup_config.none); the spec sets no
+	 * linux.resources */
+	bool no_cgroup;
 	/* out */
 	struct cv_container *c; /* the caller kills and destroys it */
 	oci_spec *spec;         /* its config */

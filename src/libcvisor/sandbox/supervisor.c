@@ -458,6 +458,10 @@ struct run {
 	char config_path[64];
 	int watch_fd;
 	pid_t watcher;
+	/* a cgroup, and the watcher that removes it should we die (without
+	 * one, the pid namespace ends with its init, whose parent death signal
+	 * is ours, and nothing else of the run exists) */
+	bool watch;
 	enum route route[3];
 	int tty; /* the caller's terminal the pty stands for (an fd of 0-2), -1 without */
 	struct cv_relay relay[NRELAYS];
@@ -748,6 +752,8 @@ static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 		if (R->relay[i].own_dst)
 			drop[n++] = R->relay[i].dst;
 	}
+	if (!R->watch)
+		return;
 	if (start_watcher(R->ctx, c, spec, drop, n, &R->watch_fd, &R->watcher, &R->watcher_err) < 0)
 		R->watcher = -1;
 }
@@ -803,6 +809,11 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	bool merged = plan_stdio(policy, R.route);
 	R.storage = figures;
 	R.storage_ws = !policy->workspace;
+	/* the cgroup is for the limits and the figures of the report: with
+	 * neither, a run makes none, and needs no watcher (~2 ms of a short
+	 * run on two CPUs: its fork and gc compete with the program's start) */
+	R.watch = figures || eff.memory.set || eff.cpus_milli.set || eff.processes.set;
+	R.t.no_cgroup = !R.watch;
 	/* the pty's output goes to the caller's terminal */
 	for (int i = 0, order[3] = { 1, 2, 0 }; i < 3 && R.tty < 0; i++)
 		if (R.route[order[i]] == ROUTE_PTY)
@@ -822,12 +833,20 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 		goto out;
 	r = -1;
 	pid_t pid = R.t.c->state->pid;
-	if (R.watcher < 0) {
+	if (R.watch && R.watcher < 0) {
 		cv_error_move(err, &R.watcher_err);
 		goto out;
 	}
 	if (start_stdio(&R, policy, err) < 0)
 		goto out;
+	if (!R.watch) {
+		/* the watcher's gc, here while the program runs: what runs
+		 * with a cgroup left when killed with their watchers */
+		unsigned removed = 0;
+		cleanup_error cv_error_t e = NULL;
+		if (cv_sandbox_gc(ctx, &removed, &e) < 0)
+			cv_warn("sandbox gc: %s", e->msg);
+	}
 
 	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
 	int status = 0;
