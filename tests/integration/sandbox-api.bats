@@ -358,6 +358,54 @@ PY
 	assert_sandboxes_gone
 }
 
+@test "sandbox api: SIGKILL of a run's supervisor: its program dies, the keeper removes the run's cgroup, the sandbox goes on" {
+	mkfifo "$CV_TMP/in"
+	"$SBT" ctx "$CV_ROOT" new net 0 sess 'sleep 987.656' 0 ready swait run 'echo after' <"$CV_TMP/in" >"$CV_TMP/out" 2>&1 &
+	local pid=$! i p="" sup
+	cv_track_pid "$pid"
+	exec 7>"$CV_TMP/in"
+	for i in $(seq 300); do
+		grep -qx ready "$CV_TMP/out" && p="$(pgrep -f '^sleep 987.656')" && break
+		sleep 0.1
+	done
+	[ -n "$p" ]
+	# the run's cgroup is do-SUPERVISOR-...: the keeper's process of the run
+	sup="$(grep -o '/do-[0-9]*-' "/proc/$p/cgroup" | head -1 | tr -dc 0-9)"
+	[ -n "$sup" ]
+	[ -n "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$sup-*")" ]
+	cv_track_pid "$sup"
+	kill -9 "$sup"
+	for i in $(seq 50); do pgrep -f '^sleep 987.656' >/dev/null || break; sleep 0.1; done
+	run ! pgrep -f '^sleep 987.656'
+	for i in $(seq 50); do
+		[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$sup-*")" ] && break
+		sleep 0.1
+	done
+	[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$sup-*")" ]
+	exec 7>&-
+	wait "$pid"
+	run cat "$CV_TMP/out"
+	has_line 'out=after\n'
+	assert_sandboxes_gone
+}
+
+@test "sandbox api: a new keeper collects what runs killed with an earlier one left" {
+	local own pid dir
+	own="$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)"
+	[[ -n "$own" && -d "/sys/fs/cgroup/memory$own" ]] || skip "needs a v1 memory hierarchy"
+	# the empty cgroup of a run whose supervisor is gone
+	true &
+	pid=$!
+	wait $pid
+	dir="/sys/fs/cgroup/memory$own/do-$pid-1"
+	mkdir "$dir"
+	cv_track_cgroup "$dir"
+	sbt new net 0 run 'true'
+	[ "$status" -eq 0 ]
+	[ ! -d "$dir" ]
+	assert_sandboxes_gone
+}
+
 @test "sandbox api: SIGKILL of the caller leaves nothing behind: no keeper, no run, no mount point, no slirp4netns" {
 	mkfifo "$CV_TMP/in"
 	# with the network on where it can be: the keeper's kept one must go too

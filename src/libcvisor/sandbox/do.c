@@ -65,7 +65,7 @@ int cvisor_do(const struct cvisor_context *ctx, char *const *args, const struct 
 	if (o.report_path && report_dir < 0)
 		return cv_error_prefix(err, "--report");
 	cv_sandbox_report rep;
-	if ((r = cv_sandbox_do(&c, policy, args, o.report_path != NULL, -1, &rep, err)) < 0)
+	if ((r = cv_sandbox_do(&c, policy, args, o.report_path != NULL, false, -1, &rep, err)) < 0)
 		return r;
 	if (o.report_path && (r = write_report(report_dir, report_name, o.report_path, &rep, err)) < 0)
 		return r;

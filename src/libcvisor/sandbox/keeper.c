@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "fs/mounts.h"
 #include "fs/safe-path.h"
 #include "io.h"
@@ -553,7 +554,7 @@ static int run(const struct cvisor_context *ctx, const char *root, struct reques
 	if (r->h.flags & CV_KEEPER_FLAG_PTY && (setsid() < 0 || ioctl(0, TIOCSCTTY, 0) < 0))
 		return cv_error_errno(err, "sandbox run: the terminal");
 	cv_sandbox_report rep;
-	if (cv_sandbox_do(ctx, p, args, true, r->fds[CV_KEEPER_FD_KILL], &rep, err) < 0)
+	if (cv_sandbox_do(ctx, p, args, true, true, r->fds[CV_KEEPER_FD_KILL], &rep, err) < 0)
 		return -1;
 	*exit_code = rep.exit_code;
 	return cv_sandbox_report_emit(&rep, report, report_len, err);
@@ -715,6 +716,62 @@ void cv_keeper_gc(const struct cvisor_context *ctx, unsigned *removed)
 	}
 }
 
+/* The keeper is its runs' watcher (cv_sandbox_do's WATCHED): a run whose
+ * supervisor died (a run process ends with status 0 otherwise) may have
+ * left its cgroup, which is removed once its init, dying with the
+ * supervisor, is gone. */
+#define ORPHAN_WAIT_MS 5000
+
+struct orphans {
+	pid_t *pid;
+	uint64_t *until;
+	size_t n, cap;
+};
+
+static void orphan_add(struct orphans *o, pid_t pid)
+{
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 8;
+		pid_t *p = realloc(o->pid, cap * sizeof(*p));
+		if (p)
+			o->pid = p;
+		uint64_t *u = p ? realloc(o->until, cap * sizeof(*u)) : NULL;
+		if (u)
+			o->until = u;
+		if (!p || !u) {
+			cv_warn("sandbox keeper: the cgroup of run %d is left to the gc: out of memory", (int)pid);
+			return;
+		}
+		o->cap = cap;
+	}
+	o->pid[o->n] = pid;
+	o->until[o->n++] = cv_now_ms() + ORPHAN_WAIT_MS;
+}
+
+/* Tries each orphan once; keeps those whose cgroup is still there. */
+static void orphans_collect(const struct cvisor_context *ctx, struct orphans *o)
+{
+	uint64_t now = cv_now_ms();
+	for (size_t i = 0; i < o->n;) {
+		cleanup_error cv_error_t e = NULL;
+		unsigned left = 0;
+		bool done = true;
+		if (cv_sandbox_run_remove(ctx, o->pid[i], &left, &e) < 0)
+			cv_warn("sandbox keeper: the cgroup of run %d: %s", (int)o->pid[i], e->msg);
+		else if (left && now >= o->until[i])
+			cv_warn("sandbox keeper: the cgroup of run %d is still busy: left to the gc", (int)o->pid[i]);
+		else if (left)
+			done = false;
+		if (!done) {
+			i++;
+			continue;
+		}
+		o->pid[i] = o->pid[o->n - 1];
+		o->until[i] = o->until[o->n - 1];
+		o->n--;
+	}
+}
+
 static int serve(const struct cvisor_context *ctx, int sock, const char *top, const char *root, int level,
 		 cv_error_t *err)
 {
@@ -729,9 +786,18 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *top, co
 	unsigned running = 0;
 	bool open = true;
 	struct network net = { .top = top };
-	while (open || running) {
+	struct orphans orphans = { 0 };
+	/* what runs killed with an earlier keeper left: our runs have no
+	 * watcher to do it */
+	unsigned removed = 0;
+	cleanup_error cv_error_t gc_err = NULL;
+	if (cv_sandbox_gc(ctx, &removed, &gc_err) < 0)
+		cv_warn("sandbox gc: %s", gc_err->msg);
+	while (open || running || orphans.n) {
 		struct pollfd pf[2] = { { open ? sock : -1, POLLIN, 0 }, { sfd, POLLIN, 0 } };
-		if (poll(pf, 2, -1) < 0) {
+		if (orphans.n)
+			orphans_collect(ctx, &orphans);
+		if ((open || running || orphans.n) && poll(pf, 2, orphans.n ? 20 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return cv_error_errno(err, "sandbox keeper: poll");
@@ -741,9 +807,15 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *top, co
 			while (read(sfd, &si, sizeof(si)) == sizeof(si))
 				;
 			pid_t w;
-			while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
-				if (!network_reaped(&net, w) && running)
+			int status;
+			while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
+				if (network_reaped(&net, w))
+					continue;
+				if (running)
 					running--;
+				if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+					orphan_add(&orphans, w);
+			}
 		}
 		if (!pf[0].revents)
 			continue;
@@ -776,6 +848,8 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *top, co
 			running++;
 		request_release(&r);
 	}
+	free(orphans.pid);
+	free(orphans.until);
 	network_stop(&net);
 	return 0;
 }

@@ -138,6 +138,37 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
 	return cv_cgroup_remove_stale(CV_SANDBOX_CGROUP_CONTROLLERS, run_is_dead, &lfd, removed, err);
 }
 
+struct run_of {
+	int lfd;
+	pid_t pid;
+	unsigned seen;
+};
+
+static bool run_of_pid_is_dead(const char *name, void *arg)
+{
+	struct run_of *o = arg;
+	if (run_pid(name) != o->pid)
+		return false;
+	o->seen++;
+	return run_is_dead(name, &o->lfd);
+}
+
+int cv_sandbox_run_remove(const struct cvisor_context *ctx, pid_t pid, unsigned *left, cv_error_t *err)
+{
+	cleanup_free char *dir = NULL;
+	if (cv_sandbox_bundles_dir(ctx, &dir, err) < 0)
+		return -1;
+	struct run_of o = { .lfd = live_fd(dir), .pid = pid };
+	cleanup_close int lfd = o.lfd;
+	if (lfd < 0 && errno != ENOENT)
+		return cv_error_errno(err, "open `%s/" LIVE_FILE "`", dir);
+	unsigned removed = 0;
+	if (cv_cgroup_remove_stale(CV_SANDBOX_CGROUP_CONTROLLERS, run_of_pid_is_dead, &o, &removed, err) < 0)
+		return -1;
+	*left = o.seen - removed;
+	return 0;
+}
+
 /* ---- the watcher ---- */
 
 /* Forked once the program runs (off the path to it); returns in the parent
@@ -786,7 +817,7 @@ static int check_limits(const cv_policy *policy, cv_policy *eff, cv_sandbox_repo
 }
 
 int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
-		  int kill_fd, cv_sandbox_report *rep, cv_error_t *err)
+		  bool watched, int kill_fd, cv_sandbox_report *rep, cv_error_t *err)
 {
 	struct run R = { .ctx = ctx,
 			 .lockfd = -1,
@@ -812,8 +843,9 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	/* the cgroup is for the limits and the figures of the report: with
 	 * neither, a run makes none, and needs no watcher (~2 ms of a short
 	 * run on two CPUs: its fork and gc compete with the program's start) */
-	R.watch = figures || eff.memory.set || eff.cpus_milli.set || eff.processes.set;
-	R.t.no_cgroup = !R.watch;
+	bool cgroup = figures || eff.memory.set || eff.cpus_milli.set || eff.processes.set;
+	R.t.no_cgroup = !cgroup;
+	R.watch = cgroup && !watched;
 	/* the pty's output goes to the caller's terminal */
 	for (int i = 0, order[3] = { 1, 2, 0 }; i < 3 && R.tty < 0; i++)
 		if (R.route[order[i]] == ROUTE_PTY)
@@ -839,7 +871,7 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	}
 	if (start_stdio(&R, policy, err) < 0)
 		goto out;
-	if (!R.watch) {
+	if (!cgroup && !watched) {
 		/* the watcher's gc, here while the program runs: what runs
 		 * with a cgroup left when killed with their watchers */
 		unsigned removed = 0;

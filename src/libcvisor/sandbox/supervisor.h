@@ -18,10 +18,12 @@
  * Cleanup when the supervisor itself dies (even by SIGKILL): its program
  * dies with it, and a watcher process, forked once the program runs, holds
  * the read end of a pipe only the supervisor writes; end-of-file without
- * the supervisor's "done" byte makes it remove the cgroup. If the watcher
- * was killed too, cv_sandbox_gc() finds the cgroup directories of runs
- * whose byte of the bundles directory's lock file nobody holds and whose
- * supervisor's pid is gone.
+ * the supervisor's "done" byte makes it remove the cgroup. A run without a
+ * cgroup needs no watcher, nor one whose parent watches it (libcvisor's
+ * keeper: cv_sandbox_run_remove). If the watcher was killed too,
+ * cv_sandbox_gc() finds the cgroup directories of runs whose byte of the
+ * bundles directory's lock file nobody holds and whose supervisor's pid is
+ * gone.
  *
  * After the program ran, the supervisor touches on the host only: the
  * cgroup files it reads and the directories it removes (kernfs: no symlink,
@@ -46,8 +48,11 @@
  * read only when FIGURES: they cost a few file reads after the program.
  * KILL_FD (-1: none) readable or hung up kills the whole sandbox, as the
  * timeout does: libcvisor's keeper passes the read end of a pipe whose
- * writer is the library (a kill, or the library's process gone). */
+ * writer is the library (a kill, or the library's process gone).
+ * WATCHED: our parent removes the run's cgroup should we die
+ * (cv_sandbox_run_remove) and runs the gc itself: no watcher, no gc here. */
 int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
+		  bool watched,
 		  int kill_fd, cv_sandbox_report *report, cv_error_t *err);
 
 /* <state root>SUFFIX: a directory beside the state root, not in it (every
@@ -59,6 +64,10 @@ int cv_sandbox_bundles_dir(const struct cvisor_context *ctx, char **out, cv_erro
 /* Removes the cgroup directories of `cvisor do` runs whose supervisor and
  * watcher are gone; *removed counts the directories. */
 int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_t *err);
+/* The watch of a parent over its watched runs: removes the cgroup
+ * directories of the run whose supervisor was process PID, dead and reaped;
+ * *left counts those still there (its init may be dying yet: try again). */
+int cv_sandbox_run_remove(const struct cvisor_context *ctx, pid_t pid, unsigned *left, cv_error_t *err);
 
 /* Writes to OUT how each limit is enforced on this machine, one line each,
  * found by trying (a probe cgroup is created and removed). */
