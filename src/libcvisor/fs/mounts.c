@@ -406,66 +406,105 @@ static int write_idmap(const char *pid, const char *file, const oci_id_mappings 
 	return cv_procfs_write(sub, buf, n, err);
 }
 
+/* The child of userns_for_mapping, born in the new user namespace and
+ * sharing our memory: it puts its pid as our procfs shows it (we may be in
+ * a pid namespace that procfs does not belong to) in PID, says so on READY,
+ * and waits for the end of GO: our close, or our death. */
+struct userns_child {
+	int procfd, go_rd, go_wr, ready_wr;
+	char pid[32];
+};
+
+static int userns_child(void *arg)
+{
+	struct userns_child *c = arg;
+	char b = 0;
+	close(c->go_wr);
+	ssize_t l = readlinkat(c->procfd, "self", c->pid, sizeof(c->pid) - 1);
+	c->pid[l > 0 ? l : 0] = '\0';
+	if (write(c->ready_wr, &b, 1) == 1)
+		while (read(c->go_rd, &b, 1) > 0)
+			;
+	_exit(0);
+}
+
 /* A user namespace holding the mount's mappings, kept alive by its fd: a
- * child unshares it and reports its pid as our procfs shows it (we may be
- * in a pid namespace that procfs does not belong to); we write its maps,
- * open its ns file, then kill it. */
+ * child is born in it (sharing our memory: no copy of our address space to
+ * make and tear down), we write its maps, open its ns file, and let it go. */
 static int userns_for_mapping(const oci_id_mappings *uids, const oci_id_mappings *gids, cv_error_t *err)
 {
 	int procfd = cv_procfs_root(err);
 	if (procfd < 0)
 		return -1;
-	int sync[2];
-	if (pipe2(sync, O_CLOEXEC) < 0)
+	cleanup_close int go_rd = -1, go_wr = -1, ready_rd = -1, ready_wr = -1;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
 		return cv_error_errno(err, "pipe");
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(sync[0]);
-		close(sync[1]);
-		return cv_error_errno(err, "fork");
-	}
-	if (pid == 0) {
-		char buf[32] = "";
-		close(sync[0]);
-		if (unshare(CLONE_NEWUSER) == 0) {
-			ssize_t l = readlinkat(procfd, "self", buf, sizeof(buf) - 1);
-			buf[l > 0 ? l : 0] = '\0';
-		}
-		if (write(sync[1], buf, strlen(buf) + 1) < 0)
-			_exit(1);
-		for (;;)
-			pause(); /* until the parent has the fd and kills us */
-	}
-	close(sync[1]);
-	char procpid[32] = "";
+	go_rd = p[0];
+	go_wr = p[1];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return cv_error_errno(err, "pipe");
+	ready_rd = p[0];
+	ready_wr = p[1];
+	struct userns_child c = { .procfd = procfd, .go_rd = go_rd, .go_wr = go_wr, .ready_wr = ready_wr };
+	/* its stack: in this frame, which outlives it (reaped below) */
+	char stack[16384] __attribute__((aligned(16)));
+	pid_t pid = clone(userns_child, stack + sizeof(stack), CLONE_VM | CLONE_NEWUSER | SIGCHLD, &c);
+	if (pid < 0)
+		return cv_error(err, EPERM, "idmapped mount: cannot create a user namespace: %s", strerror(errno));
+	close(steal_fd(&ready_wr));
+	char b;
 	ssize_t n;
 	do
-		n = read(sync[0], procpid, sizeof(procpid) - 1);
+		n = read(ready_rd, &b, 1);
 	while (n < 0 && errno == EINTR);
-	close(sync[0]);
-	procpid[n > 0 ? n : 0] = '\0';
 	int r = 0;
-	if (n <= 1 || !procpid[0]) {
+	if (n != 1 || !c.pid[0]) {
 		r = cv_error(err, EPERM, "idmapped mount: cannot create a user namespace");
 		goto out;
 	}
-	if ((r = write_idmap(procpid, "uid_map", uids, err)) < 0 ||
-	    (r = write_idmap(procpid, "gid_map", gids, err)) < 0)
+	if ((r = write_idmap(c.pid, "uid_map", uids, err)) < 0 || (r = write_idmap(c.pid, "gid_map", gids, err)) < 0)
 		goto out;
 	char path[64];
-	snprintf(path, sizeof(path), "%s/ns/user", procpid);
+	snprintf(path, sizeof(path), "%s/ns/user", c.pid);
 	/* a magic link of our own child, below the procfs we verified */
 	r = openat(procfd, path, O_RDONLY | O_CLOEXEC);
 	if (r < 0)
 		r = cv_error_errno(err, "open `/proc/%s`", path);
 out:
-	(void)kill(pid, SIGKILL); /* it only waits for this */
+	close(steal_fd(&go_wr)); /* its end */
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	return r;
 }
 
-static int apply_idmap(int tree, const oci_mount *m, const struct parsed_opts *p, const oci_spec *spec, cv_error_t *err)
+/* The user namespaces made for one container's mounts, by mapping: a
+ * sandbox's workspace and writable directories usually share their owner,
+ * and each namespace costs a fork. */
+#define USERNS_CACHE 8
+struct userns_cache {
+	size_t n;
+	struct {
+		const oci_id_mappings *u, *g;
+		int fd;
+	} v[USERNS_CACHE];
+};
+
+static bool same_mappings(const oci_id_mappings *a, const oci_id_mappings *b)
+{
+	return a->len == b->len && memcmp(a->v, b->v, a->len * sizeof(*a->v)) == 0;
+}
+
+static void userns_cache_clear(struct userns_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		close(c->v[i].fd);
+	c->n = 0;
+}
+
+/* CACHE may be NULL: a namespace for this mount alone. */
+static int apply_idmap(int tree, const oci_mount *m, const struct parsed_opts *p, const oci_spec *spec,
+		       struct userns_cache *cache, cv_error_t *err)
 {
 	const oci_id_mappings *u = &m->uid_mappings, *g = &m->gid_mappings;
 	if (!u->len && !g->len && spec->linux_) {
@@ -476,9 +515,20 @@ static int apply_idmap(int tree, const oci_mount *m, const struct parsed_opts *p
 	if (!u->len || !g->len)
 		return cv_error(err, EINVAL, "idmapped mount on `%s`: uidMappings and gidMappings are both required",
 				m->destination);
-	cleanup_close int usernsfd = userns_for_mapping(u, g, err);
-	if (usernsfd < 0)
-		return cv_error_prefix(err, "idmapped mount on `%s`", m->destination);
+	cleanup_close int own = -1;
+	int usernsfd = -1;
+	for (size_t i = 0; cache && i < cache->n && usernsfd < 0; i++)
+		if (same_mappings(cache->v[i].u, u) && same_mappings(cache->v[i].g, g))
+			usernsfd = cache->v[i].fd;
+	if (usernsfd < 0) {
+		usernsfd = userns_for_mapping(u, g, err);
+		if (usernsfd < 0)
+			return cv_error_prefix(err, "idmapped mount on `%s`", m->destination);
+		if (cache && cache->n < USERNS_CACHE)
+			cache->v[cache->n++] = (typeof(cache->v[0])){ u, g, usernsfd };
+		else
+			own = usernsfd;
+	}
 	struct mount_attr a = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)usernsfd };
 	if (mount_setattr(tree, "", AT_EMPTY_PATH | (p->ridmap ? AT_RECURSIVE : 0), &a, sizeof(a)) < 0) {
 		struct statfs sf;
@@ -647,6 +697,7 @@ int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds_out, cv_error_t *err
 	for (size_t i = 0; i < spec->mounts_len; i++)
 		fds[i] = -1;
 	bool any = false;
+	struct userns_cache cache __attribute__((cleanup(userns_cache_clear))) = { 0 };
 	for (size_t i = 0; i < spec->mounts_len; i++) {
 		const oci_mount *m = &spec->mounts[i];
 		struct parsed_opts p __attribute__((cleanup(parsed_free)));
@@ -671,7 +722,7 @@ int cv_rootfs_idmap_prepare(const oci_spec *spec, int **fds_out, cv_error_t *err
 			goto fail;
 		}
 		if (cv_detach_from_host(fds[i], spec, m->source, err) < 0 ||
-		    (p.idmap && apply_idmap(fds[i], m, &p, spec, err) < 0))
+		    (p.idmap && apply_idmap(fds[i], m, &p, spec, &cache, err) < 0))
 			goto fail;
 		any = true;
 	}
@@ -1015,7 +1066,7 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 					 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (p.rec ? AT_RECURSIVE : 0));
 			if (tree < 0)
 				return cv_error_errno(err, "bind mount `%s` on `%s`", m->source, m->destination);
-			if (p.idmap && apply_idmap(tree, m, &p, cfg->spec, err) < 0)
+			if (p.idmap && apply_idmap(tree, m, &p, cfg->spec, NULL, err) < 0)
 				return -1;
 		}
 		struct stat st;
