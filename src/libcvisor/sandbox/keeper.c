@@ -722,30 +722,34 @@ void cv_keeper_gc(const struct cvisor_context *ctx, unsigned *removed)
  * supervisor, is gone. */
 #define ORPHAN_WAIT_MS 5000
 
+struct orphan {
+	pid_t pid;
+	uint64_t until;
+};
+
 struct orphans {
-	pid_t *pid;
-	uint64_t *until;
+	struct orphan *v;
 	size_t n, cap;
 };
+
+static void orphans_free(struct orphans *o)
+{
+	free(o->v);
+}
 
 static void orphan_add(struct orphans *o, pid_t pid)
 {
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? 2 * o->cap : 8;
-		pid_t *p = realloc(o->pid, cap * sizeof(*p));
-		if (p)
-			o->pid = p;
-		uint64_t *u = p ? realloc(o->until, cap * sizeof(*u)) : NULL;
-		if (u)
-			o->until = u;
-		if (!p || !u) {
+		struct orphan *v = realloc(o->v, cap * sizeof(*v));
+		if (!v) {
 			cv_warn("sandbox keeper: the cgroup of run %d is left to the gc: out of memory", (int)pid);
 			return;
 		}
+		o->v = v;
 		o->cap = cap;
 	}
-	o->pid[o->n] = pid;
-	o->until[o->n++] = cv_now_ms() + ORPHAN_WAIT_MS;
+	o->v[o->n++] = (struct orphan){ pid, cv_now_ms() + ORPHAN_WAIT_MS };
 }
 
 /* Tries each orphan once; keeps those whose cgroup is still there. */
@@ -756,19 +760,17 @@ static void orphans_collect(const struct cvisor_context *ctx, struct orphans *o)
 		cleanup_error cv_error_t e = NULL;
 		unsigned left = 0;
 		bool done = true;
-		if (cv_sandbox_run_remove(ctx, o->pid[i], &left, &e) < 0)
-			cv_warn("sandbox keeper: the cgroup of run %d: %s", (int)o->pid[i], e->msg);
-		else if (left && now >= o->until[i])
-			cv_warn("sandbox keeper: the cgroup of run %d is still busy: left to the gc", (int)o->pid[i]);
+		if (cv_sandbox_run_remove(ctx, o->v[i].pid, &left, &e) < 0)
+			cv_warn("sandbox keeper: the cgroup of run %d: %s", (int)o->v[i].pid, e->msg);
+		else if (left && now >= o->v[i].until)
+			cv_warn("sandbox keeper: the cgroup of run %d is still busy: left to the gc", (int)o->v[i].pid);
 		else if (left)
 			done = false;
 		if (!done) {
 			i++;
 			continue;
 		}
-		o->pid[i] = o->pid[o->n - 1];
-		o->until[i] = o->until[o->n - 1];
-		o->n--;
+		o->v[i] = o->v[--o->n];
 	}
 }
 
@@ -786,7 +788,7 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *top, co
 	unsigned running = 0;
 	bool open = true;
 	struct network net = { .top = top };
-	struct orphans orphans = { 0 };
+	struct orphans orphans __attribute__((cleanup(orphans_free))) = { 0 };
 	/* what runs killed with an earlier keeper left: our runs have no
 	 * watcher to do it */
 	unsigned removed = 0;
@@ -848,8 +850,6 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *top, co
 			running++;
 		request_release(&r);
 	}
-	free(orphans.pid);
-	free(orphans.until);
 	network_stop(&net);
 	return 0;
 }

@@ -125,16 +125,25 @@ static bool run_is_dead(const char *name, void *arg)
 /* A run writes nothing to disk but holds its byte of LIVE_FILE: its cgroup
  * directories (do-PID-..., below our own cgroup) whose run is dead are what
  * a supervisor and its watcher left when both were killed. */
-int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_t *err)
+/* LIVE_FILE of ctx's runs into *lfd; -1 there when it cannot be made (no
+ * run of this --root yet): the pids alone tell then. */
+static int gc_live_fd(const struct cvisor_context *ctx, int *lfd, cv_error_t *err)
 {
 	cleanup_free char *dir = NULL;
 	if (cv_sandbox_bundles_dir(ctx, &dir, err) < 0)
 		return -1;
-	*removed = 0;
-	/* no lock file (no run of this --root yet): the pids alone tell */
-	cleanup_close int lfd = live_fd(dir);
-	if (lfd < 0 && errno != ENOENT)
+	*lfd = live_fd(dir);
+	if (*lfd < 0 && errno != ENOENT)
 		return cv_error_errno(err, "open `%s/" LIVE_FILE "`", dir);
+	return 0;
+}
+
+int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_t *err)
+{
+	cleanup_close int lfd = -1;
+	*removed = 0;
+	if (gc_live_fd(ctx, &lfd, err) < 0)
+		return -1;
 	return cv_cgroup_remove_stale(CV_SANDBOX_CGROUP_CONTROLLERS, run_is_dead, &lfd, removed, err);
 }
 
@@ -155,13 +164,10 @@ static bool run_of_pid_is_dead(const char *name, void *arg)
 
 int cv_sandbox_run_remove(const struct cvisor_context *ctx, pid_t pid, unsigned *left, cv_error_t *err)
 {
-	cleanup_free char *dir = NULL;
-	if (cv_sandbox_bundles_dir(ctx, &dir, err) < 0)
+	cleanup_close int lfd = -1;
+	if (gc_live_fd(ctx, &lfd, err) < 0)
 		return -1;
-	struct run_of o = { .lfd = live_fd(dir), .pid = pid };
-	cleanup_close int lfd = o.lfd;
-	if (lfd < 0 && errno != ENOENT)
-		return cv_error_errno(err, "open `%s/" LIVE_FILE "`", dir);
+	struct run_of o = { .lfd = lfd, .pid = pid };
 	unsigned removed = 0;
 	if (cv_cgroup_remove_stale(CV_SANDBOX_CGROUP_CONTROLLERS, run_of_pid_is_dead, &o, &removed, err) < 0)
 		return -1;

@@ -52,8 +52,7 @@
  * WATCHED: our parent removes the run's cgroup should we die
  * (cv_sandbox_run_remove) and runs the gc itself: no watcher, no gc here. */
 int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
-		  bool watched,
-		  int kill_fd, cv_sandbox_report *report, cv_error_t *err);
+		  bool watched, int kill_fd, cv_sandbox_report *report, cv_error_t *err);
 
 /* <state root>SUFFIX: a directory beside the state root, not in it (every
  * directory there is taken for a container). */
