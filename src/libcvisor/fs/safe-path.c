@@ -414,6 +414,31 @@ int cv_procfs_cached(void)
 	return atomic_load(&procfs_root);
 }
 
+bool cv_procfs_shows_our_pids(void)
+{
+	/* per process: a child may live in a pid namespace of its own */
+	static _Thread_local pid_t checked;
+	static _Thread_local bool ours;
+	pid_t self = getpid();
+	if (checked == self)
+		return ours;
+	int root = cv_procfs_cached();
+	char buf[4096];
+	if (root < 0 || cv_read_buf_at(root, "self/status", buf, sizeof(buf)) <= 0)
+		return false;
+	/* NSpid lists our pid in each namespace from procfs's down to ours:
+	 * a single one when procfs belongs to ours */
+	const char *l = strstr(buf, "\nNSpid:");
+	ours = false;
+	if (l) {
+		char *end;
+		long first = strtol(l + 7, &end, 10);
+		ours = first == (long)self && end != l + 7 && (*end == '\n' || *end == '\0');
+	}
+	checked = self;
+	return ours;
+}
+
 int cv_procfs_open(const char *subpath, int flags, cv_error_t *err)
 {
 	int root = open_procfs_root(err);

@@ -39,6 +39,9 @@ int cv_procfs_root(cv_error_t *err);
 /* The procfs root fd if this process has opened one, else -1 (for the
  * init, which closes everything). */
 int cv_procfs_cached(void);
+/* Whether the procfs of cv_procfs_root belongs to our pid namespace, so
+ * that a pid from fork or clone names our child there (false when unsure). */
+bool cv_procfs_shows_our_pids(void);
 
 /* Opens (O_PATH) the directory that holds PATH's last component, as PATH
  * names it now: call it before anything untrusted runs, so that what runs
