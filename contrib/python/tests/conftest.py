@@ -60,6 +60,29 @@ def tagged_processes(tag):
     return out
 
 
+def spawn_tagged(code):
+    """A Python process running CODE with this package on its path (its
+    argv[1]), tagged with a new tag (its keepers inherit it): (Popen, tag)."""
+    import subprocess
+    import uuid
+    tag = uuid.uuid4().hex
+    env = dict(os.environ)
+    env[TAG] = tag
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(cvisor.__file__)))
+    return subprocess.Popen([sys.executable, "-c", code, pkg], env=env, stdout=subprocess.PIPE, text=True), tag
+
+
+def wait_gone(pids, seconds=15):
+    """leftovers(PIDS) once they are gone, or after SECONDS."""
+    import time
+    deadline = time.monotonic() + seconds
+    while True:
+        left = leftovers(pids)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
 def _cgroup_bases():
     bases = []
     with open("/proc/self/cgroup") as f:

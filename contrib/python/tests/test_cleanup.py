@@ -2,24 +2,12 @@
 or after the Python process is SIGKILLed."""
 import os
 import signal
-import subprocess
-import sys
 import time
 import uuid
 
-import pytest
 
 import cvisor
-from conftest import TAG, leftovers, tagged_processes
-
-def wait_gone(pids, seconds=15):
-    deadline = time.monotonic() + seconds
-    while True:
-        left = leftovers(pids)
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.05)
-
+from conftest import TAG, spawn_tagged, tagged_processes, wait_gone
 
 def sleepers():
     """The runs' programs of CHILD, by their command lines."""
@@ -73,11 +61,7 @@ time.sleep(600)
 
 
 def test_nothing_left_after_sigkill():
-    tag = uuid.uuid4().hex
-    env = dict(os.environ)
-    env[TAG] = tag
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(cvisor.__file__)))
-    p = subprocess.Popen([sys.executable, "-c", CHILD, pkg], env=env, stdout=subprocess.PIPE, text=True)
+    p, tag = spawn_tagged(CHILD)
     try:
         root = p.stdout.readline().strip()
         assert root and os.path.isdir(root)

@@ -64,6 +64,9 @@ struct launch {
 	/* transient: the program's stdio (struct cv_transient) */
 	const int *stdio;
 	bool no_cgroup; /* transient: struct cv_transient's */
+	/* transient: struct cv_transient's await_start, or NULL */
+	int (*await_start)(void *arg, char **args, size_t *args_len, int *stdin_fd, cv_error_t *err);
+	void *await_arg;
 	/* outputs kept for run */
 	pid_t pid;
 	int pidfd;
@@ -536,7 +539,8 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 		.pruned = &w->pruned,
 		.die_with_parent = L->transient,
 		.ns_handshake = w->handshake,
-		.no_start_wait = L->transient,
+		.no_start_wait = L->transient && !L->await_start,
+		.late_args = L->await_start != NULL,
 		.stdio = L->stdio,
 		.console_mask = console_mask(L->stdio),
 		.init = w->want_init,
@@ -999,10 +1003,21 @@ int cvisor_start(const struct cvisor_context *ctx, const char *id, cvisor_error 
 static int start_launched(struct launch *L, void (*while_exec)(void *), void *arg, cv_error_t *err)
 {
 	struct cv_sync_msg m = { .fd = -1 };
-	/* a transient child goes on by itself after READY */
-	int r = L->transient ? 0 : cv_sync_send(L->sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err);
-	if (r < 0)
-		return r;
+	int r;
+	if (L->await_start) {
+		/* a prepared run: its program, when there is one */
+		cleanup_free char *args = NULL;
+		size_t len = 0;
+		cleanup_close int in = -1;
+		if ((r = L->await_start(L->await_arg, &args, &len, &in, err)) < 0 ||
+		    (r = cv_sync_send(L->sync_fd, CV_SYNC_START, 0, args, len, in, err)) < 0)
+			return r;
+	} else {
+		/* a transient child goes on by itself after READY */
+		r = L->transient ? 0 : cv_sync_send(L->sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err);
+		if (r < 0)
+			return r;
+	}
 	if (while_exec)
 		while_exec(arg);
 	/* A successful execve closes the child's end: EOF. Anything else is
@@ -1109,7 +1124,9 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 			    .init_status = -1,
 			    .given_spec = given,
 			    .stdio = t->stdio,
-			    .no_cgroup = t->no_cgroup };
+			    .no_cgroup = t->no_cgroup,
+			    .await_start = t->await_start,
+			    .await_arg = t->await_arg };
 	t->c = NULL;
 	t->spec = NULL;
 	t->pidfd = t->console_master = t->init_status = -1;

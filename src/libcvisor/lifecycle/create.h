@@ -77,6 +77,13 @@ struct cv_transient {
 	/* in: no cgroup at all (cv_cgroup_config.none); the spec sets no
 	 * linux.resources */
 	bool no_cgroup;
+	/* in, may be NULL: a prepared run. The container process waits, set up
+	 * but for its program, until this returns the program's arguments
+	 * ("ARG\0" each, malloc'd, taken over) and its stdin (an fd, taken
+	 * over, or -1 for the one it has); an error (nothing to run after
+	 * all) ends the container, and cv_run_transient fails with it. */
+	int (*await_start)(void *arg, char **args, size_t *args_len, int *stdin_fd, cv_error_t *err);
+	void *await_arg;
 	/* out */
 	struct cv_container *c; /* the caller kills and destroys it */
 	oci_spec *spec;         /* its config */

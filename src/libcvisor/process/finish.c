@@ -264,7 +264,7 @@ void cv_process_finish(const struct cv_process_finish *f)
 		goto fail;
 	if (cv_cwd_apply(p->cwd, "process.cwd", &err) < 0)
 		goto fail;
-	if (find_executable(p->args.v[0], envp, &exe, &err) < 0)
+	if (!f->late_args && find_executable(p->args.v[0], envp, &exe, &err) < 0)
 		goto fail;
 	/* A listener must reach the agent while the runtime still listens on
 	 * the sync socket (create's returns at READY, before start): so with
@@ -281,6 +281,16 @@ void cv_process_finish(const struct cv_process_finish *f)
 	}
 	if (f->before_exec && f->before_exec(f->arg, &err) < 0)
 		goto fail;
+	char *const *args = p->args.v;
+	if (f->late_args) {
+		args = *f->late_args;
+		if (!args || !args[0]) {
+			cv_error(&err, EINVAL, "process.args: none came with start");
+			goto fail;
+		}
+		if (find_executable(args[0], envp, &exe, &err) < 0)
+			goto fail;
+	}
 	/* not again after the NOTIFY filter above: it may deny prctl */
 	if (p->no_new_privileges && !seccomp_loaded && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		cv_error_errno(&err, "prctl PR_SET_NO_NEW_PRIVS");
@@ -292,8 +302,8 @@ void cv_process_finish(const struct cv_process_finish *f)
 	if (f->seccomp && !seccomp_loaded && load_seccomp(f->seccomp, f->sync_fd, &err) < 0)
 		goto fail;
 	if (f->init) /* returns only when the program could not start */
-		cv_init_exec(exe, p->args.v, envp, f->init_status_fd, p->terminal, &err);
-	else if (execve(exe, p->args.v, envp) < 0)
+		cv_init_exec(exe, args, envp, f->init_status_fd, p->terminal, &err);
+	else if (execve(exe, args, envp) < 0)
 		cv_error_errno(&err, "exec `%s`", exe);
 fail:
 	cv_sync_send_error(f->sync_fd, err);

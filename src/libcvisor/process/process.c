@@ -293,7 +293,37 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 struct create_wait {
 	const struct cv_child_config *c;
 	const char *start_state;
+	char **late_args; /* late_args: START's, pointing into its payload */
+	char *late_payload;
 };
+
+/* START of a prepared run: "ARG\0" for each argument, and the stdin. */
+static int take_late_start(struct create_wait *w, struct cv_sync_msg *m, cv_error_t *err)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->len; i++)
+		n += m->payload[i] == '\0';
+	if (!m->payload || !m->len || m->payload[m->len - 1] != '\0' || !n)
+		return cv_error(err, EINVAL, "start: no program arguments");
+	char **args = calloc(n + 1, sizeof(*args));
+	if (!args)
+		return cv_error(err, ENOMEM, "start");
+	for (size_t i = 0, off = 0; i < n; i++) {
+		args[i] = m->payload + off;
+		off += strlen(args[i]) + 1;
+	}
+	if (m->fd >= 0) {
+		if (dup2(m->fd, 0) < 0) {
+			free(args);
+			return cv_error_errno(err, "start: stdin");
+		}
+		close(m->fd);
+		m->fd = -1;
+	}
+	w->late_args = args;
+	w->late_payload = steal_pointer(&m->payload);
+	return 0;
+}
 
 /* create's last step before the finish's last ones: READY, then the wait
  * for `start` (the exec fifo; run's START message; nothing for cvisor do),
@@ -313,6 +343,8 @@ static int create_wait(void *arg, cv_error_t *err)
 	} else {
 		struct cv_sync_msg m = { .fd = -1 };
 		r = cv_sync_expect(c->sync_fd, CV_SYNC_START, &m, err);
+		if (r >= 0 && c->late_args)
+			r = take_late_start(w, &m, err);
 		cv_sync_msg_release(&m);
 	}
 	if (r < 0)
@@ -431,6 +463,7 @@ void cv_child_main(const struct cv_child_config *c)
 		.extra_env = extra,
 		.before_exec = create_wait,
 		.arg = &w,
+		.late_args = c->late_args ? &w.late_args : NULL,
 		.init = c->init,
 		.init_status_fd = c->init_status_fd,
 	};

@@ -36,6 +36,9 @@ struct cv_child_config {
 	bool die_with_parent;                  /* SIGKILL when the runtime dies (cvisor do) */
 	bool ns_handshake;                     /* stop after the namespaces for the runtime (NS_READY) */
 	bool no_start_wait;                    /* after READY straight on to execve (cvisor do) */
+	/* a sandbox's prepared run: START brings the program's arguments
+	 * (process.args is a placeholder) and its stdin */
+	bool late_args;
 	/* cvisor do: the fds that become 0, 1 and 2 first thing (-1: keep
 	 * the inherited one); NULL: keep all three */
 	const int *stdio;
@@ -93,6 +96,9 @@ struct cv_process_finish {
 	 * may be NULL */
 	int (*before_exec)(void *arg, cv_error_t *err);
 	void *arg;
+	/* when set, the program's arguments are those before_exec puts here,
+	 * not process.args: its path is looked up after before_exec */
+	char **const *late_args;
 	bool init;          /* stay as PID 1 and start the program (init.h) */
 	int init_status_fd; /* the init's status fd, or -1 */
 };

@@ -524,13 +524,11 @@ static bool network_reaped(struct network *net, pid_t pid)
 	return false;
 }
 
-static int run(const struct cvisor_context *ctx, const char *root, struct request *r, const struct net_holder *netns,
-	       int *exit_code, char **report, size_t *report_len, cv_error_t *err)
+/* The policy of a run: JSON's, on the keeper's root, in CWD ("": the
+ * workspace), in NETNS (NULL: its own). */
+static int run_policy(const char *root, const char *json, const char *cwd, const struct net_holder *netns,
+		      cv_policy **out, cv_error_t *err)
 {
-	const char *json = NULL, *cwd = NULL;
-	cleanup_free char **args = NULL;
-	if (request_strings(r, &json, &cwd, &args, err) < 0)
-		return -1;
 	cleanup_policy cv_policy *p = NULL;
 	if (cv_policy_parse(json, strlen(json), "policy", &p, err) < 0)
 		return -1;
@@ -542,6 +540,20 @@ static int run(const struct cvisor_context *ctx, const char *root, struct reques
 	if (netns && (asprintf(&p->netns_path, "/proc/%d/ns/net", (int)netns->pid) < 0 ||
 		      !(p->netns_sysfs = strdup(netns->sysfs))))
 		return cv_error(err, ENOMEM, "sandbox run");
+	*out = steal_pointer(&p);
+	return 0;
+}
+
+static int run(const struct cvisor_context *ctx, const char *root, struct request *r, const struct net_holder *netns,
+	       int *exit_code, char **report, size_t *report_len, cv_error_t *err)
+{
+	const char *json = NULL, *cwd = NULL;
+	cleanup_free char **args = NULL;
+	if (request_strings(r, &json, &cwd, &args, err) < 0)
+		return -1;
+	cleanup_policy cv_policy *p = NULL;
+	if (run_policy(root, json, cwd, netns, &p, err) < 0)
+		return -1;
 	if (r->h.timeout_ms) {
 		p->timeout_ms.set = true;
 		p->timeout_ms.v = r->h.timeout_ms;
@@ -582,13 +594,251 @@ static void run_child(const struct cvisor_context *ctx, const char *root, struct
 	_exit(0);
 }
 
+static int receive(int sock, struct request *r, cv_error_t *err);
+
+/* ---- the prepared run ----
+ *
+ * A sandbox used again and again (an agent's loop) gets each next run made
+ * ahead: once a run is over and none other is in flight, the keeper forks
+ * a run for the policy and working directory of the last one, which makes
+ * everything (namespaces, mounts, cgroup, credentials) and waits for its
+ * program in its container. A request with the same policy and cwd goes
+ * to it (its fds passed on), and only its program's start remains; any
+ * other request ends it first. What the program finds is what a run made
+ * at once would give it: the root is the keeper's overlay, which every run
+ * binds live, the workspace a bind of the host's directory, and what each
+ * run gets fresh (/tmp, the pid and network namespaces) is its own. */
+
+/* None before this many requests: a sandbox made for one run or two never
+ * pays for one it does not use. */
+#define PREPARE_AFTER_RUNS 2
+
+struct prepared {
+	pid_t pid; /* 0: none */
+	int sock;  /* ours of the pair it takes its request from, -1: none */
+	char *key; /* the policy and cwd it was made for (request bytes) */
+	size_t key_len;
+};
+
+/* The bytes of R that a prepared run must match: the policy and the cwd. */
+static size_t request_key_len(const struct request *r)
+{
+	const char *nul = r->len ? memchr(r->buf, '\0', r->len) : NULL;
+	const char *nul2 = nul ? memchr(nul + 1, '\0', r->len - (size_t)(nul + 1 - r->buf)) : NULL;
+	return nul2 ? (size_t)(nul2 + 1 - r->buf) : 0;
+}
+
+/* Whether a run for R can be prepared: a program's (not the library's
+ * agent for files and caches), without a terminal, stdin not a regular
+ * file, stdout and stderr two streams (each gets a relay, as the policy's
+ * max_output_bytes has them in any run). */
+static bool preparable(const struct request *r, const cv_policy *p)
+{
+	if ((r->h.flags & (CV_KEEPER_FLAG_PTY | CV_KEEPER_FLAG_AGENT)) || !p->max_output_bytes.set ||
+	    !request_key_len(r))
+		return false;
+	struct stat st[3];
+	for (int i = 0; i < 3; i++)
+		if (fstat(r->fds[i], &st[i]) < 0 || isatty(r->fds[i]))
+			return false;
+	if (S_ISREG(st[0].st_mode) || S_ISBLK(st[0].st_mode))
+		return false;
+	return st[1].st_dev != st[2].st_dev || st[1].st_ino != st[2].st_ino;
+}
+
+/* Ends the prepared run, if any: it takes the hang-up of its socket for a
+ * no, ends its container and exits (reaped as any run). */
+static void prepared_drop(struct prepared *w)
+{
+	cv_closep(&w->sock);
+	w->pid = 0;
+}
+
+static void prepared_release(struct prepared *w)
+{
+	prepared_drop(w);
+	free(w->key);
+	w->key = NULL;
+}
+
+/* Passes request R on to the prepared run; its fds go with it. */
+static int prepared_give(struct prepared *w, const struct request *r)
+{
+	struct iovec iov[2] = { { (void *)&r->h, sizeof(r->h) }, { r->buf, r->len } };
+	union {
+		char b[CMSG_SPACE(CV_KEEPER_NFDS * sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	memset(&c, 0, sizeof(c));
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = c.b, .msg_controllen = sizeof(c.b) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(CV_KEEPER_NFDS * sizeof(int));
+	memcpy(CMSG_DATA(cm), r->fds, CV_KEEPER_NFDS * sizeof(int));
+	ssize_t n;
+	do
+		n = sendmsg(w->sock, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : 0;
+}
+
+/* The prepared run's side: its request once it came, and the log lines
+ * made before (they go where the request says). */
+struct prepared_run {
+	int sock;
+	struct request r;
+	bool got;
+	uint64_t policy_timeout_ms;
+	struct {
+		int level;
+		char *msg;
+	} early[8];
+	size_t n_early;
+};
+
+static void prepared_log(int level, const char *msg, void *data)
+{
+	struct prepared_run *w = data;
+	if (w->got) {
+		rec_write(w->r.fds[CV_KEEPER_FD_RESULT], CV_KEEPER_REC_LOG, level, msg, strlen(msg));
+		return;
+	}
+	char *m = strdup(msg);
+	if (m && w->n_early < sizeof(w->early) / sizeof(w->early[0]))
+		w->early[w->n_early++] = (typeof(w->early[0])){ level, m };
+	else
+		free(m);
+}
+
+/* cv_sandbox_do_prepared's wait: the request, from the keeper. */
+static int prepared_await(void *arg, struct cv_sandbox_start *st, cv_error_t *err)
+{
+	struct prepared_run *w = arg;
+	int got = receive(w->sock, &w->r, err);
+	if (got <= 0)
+		return got < 0 ? -1 : cv_error(err, ECANCELED, "sandbox keeper: a prepared run not wanted");
+	w->got = true;
+	for (size_t i = 0; i < w->n_early; i++) {
+		rec_write(w->r.fds[CV_KEEPER_FD_RESULT], CV_KEEPER_REC_LOG, w->early[i].level, w->early[i].msg,
+			  strlen(w->early[i].msg));
+		free(w->early[i].msg);
+	}
+	w->n_early = 0;
+	const char *json, *cwd;
+	cleanup_free char **args = NULL;
+	if (request_strings(&w->r, &json, &cwd, &args, err) < 0)
+		return -1;
+	size_t len = 0;
+	for (char **a = args; *a; a++)
+		len += strlen(*a) + 1;
+	char *buf = malloc(len), *p = buf;
+	if (!buf)
+		return cv_error(err, ENOMEM, "sandbox run");
+	for (char **a = args; *a; a++)
+		p = stpcpy(p, *a) + 1;
+	if (dup2(w->r.fds[CV_KEEPER_FD_STDOUT], 1) < 0 || dup2(w->r.fds[CV_KEEPER_FD_STDERR], 2) < 0) {
+		free(buf);
+		return cv_error_errno(err, "sandbox run: stdio");
+	}
+	/* a copy: the request stays whole for a run made anew (ESTALE) */
+	int in = fcntl(w->r.fds[CV_KEEPER_FD_STDIN], F_DUPFD_CLOEXEC, 3);
+	if (in < 0) {
+		free(buf);
+		return cv_error_errno(err, "sandbox run: stdin");
+	}
+	st->args = buf;
+	st->args_len = len;
+	st->stdin_fd = in;
+	st->kill_fd = w->r.fds[CV_KEEPER_FD_KILL];
+	st->timeout_ms = w->r.h.timeout_ms ? w->r.h.timeout_ms : w->policy_timeout_ms;
+	return 0;
+}
+
+/* The prepared run's process: never returns. KEY is the policy, then the
+ * cwd. */
+static void prepared_child(const struct cvisor_context *ctx, const char *root, const char *key,
+			   const struct net_holder *netns, int sock, int level)
+{
+	struct prepared_run w = { .sock = sock, .r = { .fds = { -1, -1, -1, -1, -1 } } };
+	sigset_t none;
+	sigemptyset(&none);
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* nothing of the caller's until the request: its stderr is ours now */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+		_exit(1);
+	close(null);
+	cv_log_set_sink(prepared_log, &w, level);
+	cleanup_error cv_error_t e = NULL;
+	cleanup_policy cv_policy *p = NULL;
+	cv_sandbox_report rep = { 0 };
+	int r = run_policy(root, key, key + strlen(key) + 1, netns, &p, &e);
+	if (r == 0) {
+		w.policy_timeout_ms = p->timeout_ms.set ? p->timeout_ms.v : 0;
+		r = cv_sandbox_do_prepared(ctx, p, true, prepared_await, &w, &rep, &e);
+	}
+	/* made wrong: the request that comes, if one does, gets the error */
+	cleanup_error cv_error_t e2 = NULL;
+	if (r < 0 && !w.got && receive(sock, &w.r, &e2) > 0)
+		w.got = true;
+	if (w.got) {
+		int result = w.r.fds[CV_KEEPER_FD_RESULT];
+		cleanup_free char *report = NULL;
+		size_t len = 0;
+		int code = rep.exit_code;
+		if (r < 0 && e && e->errnum == ESTALE) {
+			/* the host changed under it: the run as made now */
+			cv_debug("%s: made anew", e->msg);
+			cv_error_release(&e);
+			r = run(ctx, root, &w.r, netns, &code, &report, &len, &e);
+		} else if (r == 0) {
+			r = cv_sandbox_report_emit(&rep, &report, &len, &e);
+		}
+		if (r < 0)
+			rec_write(result, CV_KEEPER_REC_ERROR, e && e->errnum > 0 ? e->errnum : EIO,
+				  e && e->msg ? e->msg : "sandbox run failed", e && e->msg ? strlen(e->msg) : 18);
+		else
+			rec_write(result, CV_KEEPER_REC_REPORT, code, report, len);
+	}
+	_exit(0);
+}
+
+/* Forks the prepared run for KEY (the last request's policy and cwd). */
+static void prepared_start(struct prepared *w, const struct cvisor_context *ctx, const char *root,
+			   const struct net_holder *netns, int level, const int *close_fds, size_t n_close)
+{
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		cv_debug("sandbox keeper: socketpair: %s", strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(sp[0]);
+		for (size_t i = 0; i < n_close; i++)
+			close(close_fds[i]);
+		prepared_child(ctx, root, w->key, netns, sp[1], level);
+	}
+	close(sp[1]);
+	if (pid < 0) {
+		cv_debug("sandbox keeper: fork: %s", strerror(errno));
+		close(sp[0]);
+		return;
+	}
+	w->pid = pid;
+	w->sock = sp[0];
+}
+
 /* The network namespace of the keeper's for request R (*netns 0: a new
  * one, or the host's); -1 when it cannot be made, the run answered with
- * the error. A policy that does not parse is left to the run, which says
- * so. */
-static int run_network(struct network *net, struct request *r, struct net_holder **netns)
+ * the error. *prepare: whether a run for R can be prepared. A policy that
+ * does not parse is left to the run, which says so. */
+static int run_network(struct network *net, struct request *r, struct net_holder **netns, bool *prepare)
 {
 	*netns = NULL;
+	*prepare = false;
 	const char *json = r->buf;
 	if (!r->len || !memchr(r->buf, '\0', r->len))
 		return 0;
@@ -596,8 +846,10 @@ static int run_network(struct network *net, struct request *r, struct net_holder
 	cleanup_error cv_error_t e = NULL;
 	if (cv_policy_parse(json, strlen(json), "policy", &p, &e) < 0)
 		return 0;
-	if (network_for(net, p, netns, &e) == 0)
+	if (network_for(net, p, netns, &e) == 0) {
+		*prepare = preparable(r, p);
 		return 0;
+	}
 	rec_write(r->fds[CV_KEEPER_FD_RESULT], CV_KEEPER_REC_ERROR, e->errnum > 0 ? e->errnum : EIO, e->msg,
 		  strlen(e->msg));
 	return -1;
@@ -785,8 +1037,10 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *top, co
 	cleanup_close int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		return cv_error_errno(err, "sandbox keeper: signalfd");
-	unsigned running = 0;
+	unsigned running = 0, requests = 0;
 	bool open = true;
+	struct prepared prep __attribute__((cleanup(prepared_release))) = { .sock = -1 };
+	struct net_holder *prep_netns = NULL;
 	struct network net = { .top = top };
 	struct orphans orphans __attribute__((cleanup(orphans_free))) = { 0 };
 	/* what runs killed with an earlier keeper left: our runs have no
@@ -815,9 +1069,18 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *top, co
 					continue;
 				if (running)
 					running--;
+				if (w == prep.pid)
+					prepared_drop(&prep); /* gone before its request */
 				if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 					orphan_add(&orphans, w);
 			}
+		}
+		/* the next run made ahead, while nothing else runs */
+		if (open && !running && !prep.pid && prep.key && requests >= PREPARE_AFTER_RUNS) {
+			int fds[] = { sock, sfd };
+			prepared_start(&prep, ctx, root, prep_netns, level, fds, 2);
+			if (prep.pid)
+				running++;
 		}
 		if (!pf[0].revents)
 			continue;
@@ -831,12 +1094,37 @@ static int serve(const struct cvisor_context *ctx, int sock, const char *top, co
 			/* the library is gone (or spoke nonsense): its runs'
 			 * kill pipes have hung up, they end by themselves */
 			open = got < 0 && e->errnum == EPROTO;
+			if (!open)
+				prepared_drop(&prep);
 			continue;
 		}
+		requests++;
 		struct net_holder *netns = NULL;
-		if (run_network(&net, &r, &netns) < 0) {
+		bool prepare = false;
+		if (run_network(&net, &r, &netns, &prepare) < 0) {
 			request_release(&r);
 			continue;
+		}
+		size_t klen = prepare ? request_key_len(&r) : 0;
+		if (prepare) {
+			bool same = prep.key && prep.key_len == klen && !memcmp(prep.key, r.buf, klen);
+			if (prep.pid && same && prepared_give(&prep, &r) == 0) {
+				/* a run like any other now (counted as running) */
+				prepared_drop(&prep);
+				request_release(&r);
+				continue;
+			}
+			/* made for another policy: ends itself */
+			prepared_drop(&prep);
+			if (!same) {
+				char *k = malloc(klen);
+				free(prep.key);
+				prep.key = k;
+				prep.key_len = k ? klen : 0;
+				if (k)
+					memcpy(k, r.buf, klen);
+			}
+			prep_netns = netns;
 		}
 		pid_t pid = fork();
 		if (pid == 0) {

@@ -62,6 +62,7 @@ enum {
 #define CV_KEEPER_REQ_RUN 1u
 #define CV_KEEPER_REQ_MAX (1u << 20) /* bytes of one request */
 #define CV_KEEPER_FLAG_PTY 1u        /* stdin is a terminal: the run's controlling one */
+#define CV_KEEPER_FLAG_AGENT 2u      /* the library's own (files, caches): no run is prepared for it */
 
 struct cv_keeper_req {
 	uint32_t type;

@@ -547,7 +547,8 @@ static int run_send(CvisorSandbox *sb, const struct run_spec *rs, const int fds[
 		goto out;
 	}
 	struct cv_keeper_req h = { .type = CV_KEEPER_REQ_RUN,
-				   .flags = rs->pty ? CV_KEEPER_FLAG_PTY : 0,
+				   .flags = (rs->pty ? CV_KEEPER_FLAG_PTY : 0) |
+					    (rs->uncapped ? CV_KEEPER_FLAG_AGENT : 0),
 				   .timeout_ms = rs->timeout_ms,
 				   .nargs = (uint32_t)nargs };
 	char *w = buf;

@@ -486,6 +486,21 @@ enum {
 	NRELAYS
 };
 
+/* What a prepared run's config was made of on the host: the config itself
+ * (paths that exist or not, owners of the directories bound, the host's
+ * mounts) and the file each absolute mount source was when it was made. */
+struct source_id {
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+};
+struct host_print {
+	char *json;
+	size_t len;
+	struct source_id *ids;
+	size_t n;
+};
+
 struct run {
 	const struct cvisor_context *ctx;
 	char id[64];
@@ -517,7 +532,102 @@ struct run {
 	 * use can be read when the run is over (--report), or -1 */
 	int tmp_fd, ws_fd;
 	bool storage, storage_ws; /* open them in while_exec (the report's figures) */
+	/* a prepared run (cv_sandbox_do_prepared): its start, and what came
+	 * with it */
+	cv_sandbox_await_fn await;
+	void *await_arg;
+	const cv_policy *await_policy;
+	char *const *await_args;
+	struct host_print print; /* what it was made of */
+	int kill_fd;
+	uint64_t timeout_ms;
 };
+
+static void host_print_free(struct host_print *h)
+{
+	free(h->json);
+	free(h->ids);
+	*h = (struct host_print){ 0 };
+}
+
+static int host_print_of(const oci_spec *spec, struct host_print *h, cv_error_t *err)
+{
+	*h = (struct host_print){ 0 };
+	if (oci_spec_emit(spec, false, &h->json, &h->len, err) < 0)
+		return -1;
+	/* the masked paths too: the runtime skips one that does not exist */
+	const oci_strv *masked = spec->linux_ ? &spec->linux_->masked_paths : NULL;
+	size_t nm = masked ? masked->len : 0;
+	h->ids = calloc(spec->mounts_len + nm + 1, sizeof(*h->ids));
+	if (!h->ids)
+		return cv_error(err, ENOMEM, "sandbox");
+	h->n = spec->mounts_len + nm;
+	for (size_t i = 0; i < spec->mounts_len; i++) {
+		const char *src = spec->mounts[i].source;
+		struct stat st;
+		if (src && src[0] == '/' && stat(src, &st) == 0)
+			h->ids[i] = (struct source_id){ true, st.st_dev, st.st_ino };
+	}
+	const char *root = spec->root && spec->root->path ? spec->root->path : "/";
+	for (size_t i = 0; i < nm; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		if (snprintf(path, sizeof(path), "%s%s", strcmp(root, "/") ? root : "", masked->v[i]) <
+			    (int)sizeof(path) &&
+		    lstat(path, &st) == 0)
+			h->ids[spec->mounts_len + i] = (struct source_id){ true, st.st_dev, st.st_ino };
+	}
+	return 0;
+}
+
+/* The config a run made now would have, and its sources, into *H. */
+static int host_print_now(const cv_policy *policy, char *const *args, struct host_print *h, cv_error_t *err)
+{
+	struct cv_sandbox_host host;
+	cleanup_spec oci_spec *spec = NULL;
+	if (cv_sandbox_host_init(&host, policy->network == CV_POLICY_NET_OUTBOUND, err) < 0 ||
+	    cv_sandbox_spec(policy, &host, args, &spec, err) < 0)
+		return -1;
+	return host_print_of(spec, h, err);
+}
+
+static bool host_print_same(const struct host_print *a, const struct host_print *b)
+{
+	if (a->len != b->len || memcmp(a->json, b->json, a->len) || a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->ids[i].exists != b->ids[i].exists || a->ids[i].dev != b->ids[i].dev ||
+		    a->ids[i].ino != b->ids[i].ino)
+			return false;
+	return true;
+}
+
+/* cv_transient's await_start: the keeper's request for the prepared run.
+ * The host may have changed while it waited (a credential file made, the
+ * workspace replaced, a mount): then it is not the run the request would
+ * get made now, and it fails with ESTALE (the request's fds left to the
+ * caller, who makes the run anew). */
+static int await_start(void *arg, char **args, size_t *args_len, int *stdin_fd, cv_error_t *err)
+{
+	struct run *R = arg;
+	struct cv_sandbox_start st = { .stdin_fd = -1, .kill_fd = -1 };
+	if (R->await(R->await_arg, &st, err) < 0)
+		return -1;
+	struct host_print now __attribute__((cleanup(host_print_free))) = { 0 };
+	if (host_print_now(R->await_policy, R->await_args, &now, err) < 0 || !host_print_same(&R->print, &now)) {
+		free(st.args);
+		cv_closep(&st.stdin_fd);
+		if (!*err)
+			cv_error(err, ESTALE, "sandbox: the prepared run is out of date");
+		return -1;
+	}
+	*args = st.args;
+	*args_len = st.args_len;
+	*stdin_fd = st.stdin_fd;
+	R->kill_fd = st.kill_fd;
+	R->timeout_ms = st.timeout_ms;
+	return 0;
+}
 
 /* Once the program is gone: a signal still pending was meant for it, and
  * is dropped; later ones have their usual effect on cvisor do (a ^C while
@@ -560,6 +670,7 @@ static void run_release(struct run *R)
 	if (R->ws_fd >= 0)
 		close(R->ws_fd);
 	free(R->bundle);
+	host_print_free(&R->print);
 	cv_error_release(&R->watcher_err);
 	cv_container_free(R->t.c);
 	oci_spec_free(R->t.spec);
@@ -613,7 +724,8 @@ static int make_bundle(struct run *R, const cv_policy *policy, char *const *args
 	cleanup_free char *json = NULL;
 	size_t len = 0;
 	if (cv_sandbox_host_init(&host, policy->network == CV_POLICY_NET_OUTBOUND, err) < 0 ||
-	    cv_sandbox_spec(policy, &host, args, &spec, err) < 0 || check_state_root(R->ctx, dir, spec, err) < 0)
+	    cv_sandbox_spec(policy, &host, args, &spec, err) < 0 || check_state_root(R->ctx, dir, spec, err) < 0 ||
+	    (R->await && host_print_of(spec, &R->print, err) < 0))
 		return -1;
 
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
@@ -822,8 +934,10 @@ static int check_limits(const cv_policy *policy, cv_policy *eff, cv_sandbox_repo
 	return 0;
 }
 
-int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
-		  bool watched, int kill_fd, cv_sandbox_report *rep, cv_error_t *err)
+/* cv_sandbox_do, or with AWAIT cv_sandbox_do_prepared. */
+static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
+		     bool watched, int kill_fd, cv_sandbox_await_fn await, void *await_arg, cv_sandbox_report *rep,
+		     cv_error_t *err)
 {
 	struct run R = { .ctx = ctx,
 			 .lockfd = -1,
@@ -834,7 +948,12 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 			 .sigfd = -1,
 			 .tmp_fd = -1,
 			 .ws_fd = -1,
-			 .t = { .stdio = { -1, -1, -1 }, .pidfd = -1, .console_master = -1, .init_status = -1 } };
+			 .t = { .stdio = { -1, -1, -1 }, .pidfd = -1, .console_master = -1, .init_status = -1 },
+			 .await = await,
+			 .await_arg = await_arg,
+			 .await_args = args,
+			 .kill_fd = kill_fd,
+			 .timeout_ms = policy->timeout_ms.set ? policy->timeout_ms.v : 0 };
 	for (int i = 0; i < NRELAYS; i++)
 		R.relay[i] = (struct cv_relay)CV_RELAY_INIT;
 	int r = -1;
@@ -843,7 +962,16 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	cv_policy eff = *policy; /* shallow: only read below */
 	if (check_limits(policy, &eff, rep, err) < 0)
 		return -1;
-	bool merged = plan_stdio(policy, R.route);
+	R.await_policy = &eff; /* what the config is made of */
+	bool merged = false;
+	if (await) {
+		/* the request's stdin comes to the program with its start; its
+		 * stdout and stderr are ours by then (the relays' ends) */
+		R.route[0] = ROUTE_PASS;
+		R.route[1] = R.route[2] = ROUTE_PIPE;
+	} else {
+		merged = plan_stdio(policy, R.route);
+	}
 	R.storage = figures;
 	R.storage_ws = !policy->workspace;
 	/* the cgroup is for the limits and the figures of the report: with
@@ -863,6 +991,10 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		cv_warn("sandbox: PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	struct cvisor_create_options o = { .struct_size = sizeof(o), .bundle = R.bundle, .config_path = R.config_path };
+	if (await) {
+		R.t.await_start = await_start;
+		R.t.await_arg = &R;
+	}
 	/* created and started at once, with no state written: the program
 	 * runs when this returns */
 	r = cv_run_transient(ctx, R.id, &o, steal_pointer(&R.built), while_exec, &R, &R.t, err);
@@ -886,7 +1018,8 @@ int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, cha
 			cv_warn("sandbox gc: %s", e->msg);
 	}
 
-	uint64_t deadline = policy->timeout_ms.set ? start + policy->timeout_ms.v : 0;
+	kill_fd = R.kill_fd;
+	uint64_t deadline = R.timeout_ms ? start + R.timeout_ms : 0;
 	int status = 0;
 	struct rusage ru;
 	bool killed = false;
@@ -1105,4 +1238,18 @@ int cv_sandbox_check(const struct cvisor_context *ctx, FILE *out, cv_error_t *er
 		fprintf(out, "%-17s \"none\", \"host\", \"outbound\" (%s through `%s`)\n", "network", host.slirp4netns,
 			host.slirp_hook ? host.slirp_hook : CV_SANDBOX_SLIRP_HOOK);
 	return 0;
+}
+
+int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
+		  bool watched, int kill_fd, cv_sandbox_report *rep, cv_error_t *err)
+{
+	return supervise(ctx, policy, args, figures, watched, kill_fd, NULL, NULL, rep, err);
+}
+
+int cv_sandbox_do_prepared(const struct cvisor_context *ctx, const cv_policy *policy, bool figures,
+			   cv_sandbox_await_fn await, void *arg, cv_sandbox_report *rep, cv_error_t *err)
+{
+	/* what the config names until START brings the program's own */
+	char *const placeholder[] = { (char *)"true", NULL };
+	return supervise(ctx, policy, placeholder, figures, true, -1, await, arg, rep, err);
 }

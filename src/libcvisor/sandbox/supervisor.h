@@ -37,6 +37,7 @@
 #define CVISOR_SUPERVISOR_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cvisor.h"
@@ -53,6 +54,27 @@
  * (cv_sandbox_run_remove) and runs the gc itself: no watcher, no gc here. */
 int cv_sandbox_do(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
 		  bool watched, int kill_fd, cv_sandbox_report *report, cv_error_t *err);
+
+/* A prepared run: what comes with the request for it. */
+struct cv_sandbox_start {
+	char *args;          /* "ARG\0" for each argument, malloc'd (taken over) */
+	size_t args_len;     /* bytes of args, every NUL counted */
+	int stdin_fd;        /* the program's fd 0 (taken over), or -1: ours */
+	int kill_fd;         /* as cv_sandbox_do's, -1: none (stays the caller's) */
+	uint64_t timeout_ms; /* 0: none */
+};
+typedef int (*cv_sandbox_await_fn)(void *arg, struct cv_sandbox_start *start, cv_error_t *err);
+/* cv_sandbox_do as a watched run, but made before its program is known:
+ * everything of the sandbox is set up (namespaces, mounts, cgroup,
+ * credentials), then AWAIT blocks until the run is wanted. It fills *start
+ * and makes our fds 1 and 2 the run's stdout and stderr (they get relays:
+ * the stream caps hold as in any run); the program then runs with POLICY's
+ * environment and cwd. AWAIT failing (nothing to run after all) ends the
+ * sandbox, and this fails with its error. Nothing of POLICY may differ
+ * from what a run made at once would use but timeout_ms, which comes from
+ * *start instead. */
+int cv_sandbox_do_prepared(const struct cvisor_context *ctx, const cv_policy *policy, bool figures,
+			   cv_sandbox_await_fn await, void *arg, cv_sandbox_report *report, cv_error_t *err);
 
 /* <state root>SUFFIX: a directory beside the state root, not in it (every
  * directory there is taken for a container). */
