@@ -19,6 +19,21 @@ The ways:
                   pid/net/ipc/uts namespaces, private /tmp, /run, /proc, /dev,
                   root's credential stores hidden, no capabilities (as
                   tests/bench/bench.sh --mode do)
+  bwrap-session   the same with what a session adds: its workspace and scratch
+                  directory bound writable, the workspace the working
+                  directory, the environment cleared but PATH and TMPDIR, and
+                  the sandbox ended with its caller (--die-with-parent)
+
+Ratios are to "bwrap"; session-run's is also given to "bwrap-session", the
+bubblewrap command equivalent to it.
+
+Each call comes --gap ms after the one before (default 50), as an agent's
+calls come seconds apart: what a call leaves working when it returns (a
+sandbox's next run being prepared, cvisor-sandbox(3); a network
+namespace's cleanup in the kernel, bwrap's as ours) is done by then and
+slows no other way's call. Then the same calls back to back, --gap 0 on
+one way at a time: the next run is then still being prepared when the
+call comes, the case where preparing ahead cannot help.
 """
 import argparse
 import os
@@ -41,6 +56,7 @@ BWRAP = ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=50, help="rounds (default 50)")
+    ap.add_argument("--gap", type=float, default=50, help="ms of pause before each call (default 50)")
     args = ap.parse_args()
     if not shutil.which("bwrap"):
         print("python-sdk bench: bwrap is not installed", file=sys.stderr)
@@ -50,6 +66,11 @@ def main() -> int:
     nonet.set_allow_network(False)
     session = cvisor.SandboxSession()
     session.open()
+    scratch = session.run(["/bin/sh", "-c", "printf %s \"$TMPDIR\""], check=True).stdout
+    bwrap_session = BWRAP[:-1] + ["--bind", session.workspace, session.workspace, "--bind", scratch, scratch,
+                                  "--chdir", session.workspace, "--clearenv",
+                                  "--setenv", "PATH", os.environ.get("PATH", "/usr/bin:/bin"),
+                                  "--setenv", "TMPDIR", scratch, "--die-with-parent", "true"]
 
     def sandbox_new():
         with cvisor.Sandbox() as s:
@@ -61,16 +82,28 @@ def main() -> int:
         "sandbox-new": sandbox_new,
         "session-run": lambda: session.run(["true"]),
         "bwrap": lambda: subprocess.run(BWRAP, check=True),
+        "bwrap-session": lambda: subprocess.run(bwrap_session, check=True),
     }
     try:
         for fn in ways.values():  # warm up, and fail early
             fn()
         times = {k: [] for k in ways}
-        for _ in range(args.n):
-            for k, fn in ways.items():
+        order = list(ways.items())
+        for i in range(args.n):
+            # each way follows another on alternate rounds: what one leaves
+            # running (a closed sandbox's teardown) hits them alike
+            for k, fn in (order if i % 2 == 0 else reversed(order)):
+                time.sleep(args.gap / 1000)
                 t = time.perf_counter()
                 fn()
                 times[k].append((time.perf_counter() - t) * 1000)
+        b2b = {}
+        for k in ("sandbox-nonet", "session-run", "bwrap"):
+            b2b[k] = []
+            for _ in range(args.n):
+                t = time.perf_counter()
+                ways[k]()
+                b2b[k].append((time.perf_counter() - t) * 1000)
     finally:
         session.close()
         sb.close()
@@ -81,7 +114,14 @@ def main() -> int:
         q = statistics.quantiles(v, n=10)
         m = statistics.median(v)
         print("%-13s %7.2fms %7.2fms %7.2fms %7.2fx" % (k, m, q[0], q[-1], base / m))
-    print("(%d rounds, load average %.2f)" % (args.n, os.getloadavg()[0]))
+    print("session-run against bwrap-session: %.2fx" % (
+        statistics.median(times["bwrap-session"]) / statistics.median(times["session-run"])))
+    print("back to back, %d calls each:" % args.n)
+    for k, v in b2b.items():
+        q = statistics.quantiles(v, n=10)
+        m = statistics.median(v)
+        print("%-13s %7.2fms %7.2fms %7.2fms %7.2fx" % (k, m, q[0], q[-1], statistics.median(b2b["bwrap"]) / m))
+    print("(%d rounds, %g ms apart, load average %.2f)" % (args.n, args.gap, os.getloadavg()[0]))
     return 0
 
 
