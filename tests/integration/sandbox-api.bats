@@ -372,16 +372,12 @@ PY
 	# the run's cgroup is do-SUPERVISOR-...: the keeper's process of the run
 	sup="$(grep -o '/do-[0-9]*-' "/proc/$p/cgroup" | head -1 | tr -dc 0-9)"
 	[ -n "$sup" ]
-	[ -n "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$sup-*")" ]
+	[ -n "$(run_cgroups "$sup")" ]
 	cv_track_pid "$sup"
 	kill -9 "$sup"
 	for i in $(seq 50); do pgrep -f '^sleep 987.656' >/dev/null || break; sleep 0.1; done
 	run ! pgrep -f '^sleep 987.656'
-	for i in $(seq 50); do
-		[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$sup-*")" ] && break
-		sleep 0.1
-	done
-	[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$sup-*")" ]
+	wait_run_cgroups_gone "$sup"
 	exec 7>&-
 	wait "$pid"
 	run cat "$CV_TMP/out"

@@ -102,3 +102,22 @@ wait_ended() {
 	rc=0
 	wait "$1" || rc=$?
 }
+
+# run_cgroups PID: the cgroup directories of the run whose supervisor is
+# process PID (do-PID-*), one a line.
+run_cgroups() {
+	find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$1-*"
+}
+
+# wait_run_cgroups_gone PID: waits up to 5 s for run_cgroups PID to be
+# empty, and fails when it is not (showing what is left).
+wait_run_cgroups_gone() {
+	local i left
+	for i in $(seq 50); do
+		left="$(run_cgroups "$1")"
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	echo "left: $left" >&2
+	return 1
+}

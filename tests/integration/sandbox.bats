@@ -380,7 +380,7 @@ teardown() {
 	cv_track_pid $pid
 	for _ in $(seq 50); do p="$(pgrep -f '^sleep 4713')" && break; sleep 0.1; done
 	[ -n "$p" ]
-	[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ]
+	[ -z "$(run_cgroups $pid)" ]
 	# in cvisor's own cgroup, as bubblewrap's programs are in their caller's
 	local mine
 	mine="$(cat "/proc/$pid/cgroup")"
@@ -399,16 +399,12 @@ teardown() {
 	cv_track_pid $pid
 	for _ in $(seq 50); do pgrep -f '^sleep 4716' >/dev/null && break; sleep 0.1; done
 	pgrep -f '^sleep 4716'
-	[ -n "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ]
+	[ -n "$(run_cgroups $pid)" ]
 	kill -9 $pid
 	for _ in $(seq 50); do pgrep -f '^sleep 4716' >/dev/null || break; sleep 0.1; done
 	run ! pgrep -f '^sleep 4716'
 	# the watcher removes the cgroup without any further command
-	for _ in $(seq 50); do
-		[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ] && break
-		sleep 0.1
-	done
-	[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ]
+	wait_run_cgroups_gone $pid
 	assert_clean
 }
 
@@ -437,12 +433,12 @@ teardown() {
 	run ! pgrep -f '^sleep 4714'
 	# nobody removed the cgroup: gc does, and only that run's
 	local cgs
-	cgs="$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")"
+	cgs="$(run_cgroups $pid)"
 	[ -n "$cgs" ]
 	run cvisor gc
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"cvisor gc: removed"* ]]
-	[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "do-$pid-*")" ]
+	[ -z "$(run_cgroups $pid)" ]
 	assert_clean
 }
 
