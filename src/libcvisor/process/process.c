@@ -300,11 +300,11 @@ struct create_wait {
 /* START of a prepared run: "ARG\0" for each argument, and the stdin. */
 static int take_late_start(struct create_wait *w, struct cv_sync_msg *m, cv_error_t *err)
 {
+	if (!m->payload || !m->len || m->payload[m->len - 1] != '\0')
+		return cv_error(err, EINVAL, "start: no program arguments");
 	size_t n = 0;
 	for (size_t i = 0; i < m->len; i++)
 		n += m->payload[i] == '\0';
-	if (!m->payload || !m->len || m->payload[m->len - 1] != '\0' || !n)
-		return cv_error(err, EINVAL, "start: no program arguments");
 	char **args = calloc(n + 1, sizeof(*args));
 	if (!args)
 		return cv_error(err, ENOMEM, "start");

@@ -580,13 +580,20 @@ static int host_print_of(const oci_spec *spec, struct host_print *h, cv_error_t 
 	return 0;
 }
 
+/* The config of POLICY and ARGS on the host as it is now. */
+static int spec_now(const cv_policy *policy, char *const *args, oci_spec **spec, cv_error_t *err)
+{
+	struct cv_sandbox_host host;
+	if (cv_sandbox_host_init(&host, policy->network == CV_POLICY_NET_OUTBOUND, err) < 0)
+		return -1;
+	return cv_sandbox_spec(policy, &host, args, spec, err);
+}
+
 /* The config a run made now would have, and its sources, into *H. */
 static int host_print_now(const cv_policy *policy, char *const *args, struct host_print *h, cv_error_t *err)
 {
-	struct cv_sandbox_host host;
 	cleanup_spec oci_spec *spec = NULL;
-	if (cv_sandbox_host_init(&host, policy->network == CV_POLICY_NET_OUTBOUND, err) < 0 ||
-	    cv_sandbox_spec(policy, &host, args, &spec, err) < 0)
+	if (spec_now(policy, args, &spec, err) < 0)
 		return -1;
 	return host_print_of(spec, h, err);
 }
@@ -719,12 +726,10 @@ static int make_bundle(struct run *R, const cv_policy *policy, char *const *args
 		return -1;
 	const char *dir = R->bundle;
 
-	struct cv_sandbox_host host;
 	cleanup_spec oci_spec *spec = NULL;
 	cleanup_free char *json = NULL;
 	size_t len = 0;
-	if (cv_sandbox_host_init(&host, policy->network == CV_POLICY_NET_OUTBOUND, err) < 0 ||
-	    cv_sandbox_spec(policy, &host, args, &spec, err) < 0 || check_state_root(R->ctx, dir, spec, err) < 0 ||
+	if (spec_now(policy, args, &spec, err) < 0 || check_state_root(R->ctx, dir, spec, err) < 0 ||
 	    (R->await && host_print_of(spec, &R->print, err) < 0))
 		return -1;
 
