@@ -607,7 +607,8 @@ static int receive(int sock, struct request *r, cv_error_t *err);
  * other request ends it first. What the program finds is what a run made
  * at once would give it: the root is the keeper's overlay, which every run
  * binds live, the workspace a bind of the host's directory, and what each
- * run gets fresh (/tmp, the pid and network namespaces) is its own. */
+ * run gets fresh (/tmp, the pid namespace, a network namespace unless the
+ * sandbox's holder's) is its own. */
 
 /* None before this many requests: a sandbox made for one run or two never
  * pays for one it does not use. */
