@@ -42,29 +42,34 @@ int cv_fd_send_to_socket(const char *path, int fd, const char *name, cv_error_t 
 
 int cv_send_fd(int sock, const struct iovec *iov, size_t iovcnt, int fd)
 {
+	return cv_send_fds(sock, iov, iovcnt, &fd, fd >= 0);
+}
+
+int cv_send_fds(int sock, const struct iovec *iov, size_t iovcnt, const int *fds, size_t nfds)
+{
 	struct iovec v[MAX_IOV];
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct msghdr mh = { .msg_iov = v, .msg_iovlen = iovcnt };
 	size_t left = 0;
 
-	if (iovcnt > MAX_IOV)
+	if (iovcnt > MAX_IOV || nfds > MAX_FDS)
 		return -EINVAL;
 	for (size_t i = 0; i < iovcnt; i++) {
 		v[i] = iov[i];
 		left += iov[i].iov_len;
 	}
-	if (fd >= 0) {
+	if (nfds) {
 		memset(&u, 0, sizeof(u));
 		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
+		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
 		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	}
 	do {
 		ssize_t n = sendmsg(sock, &mh, MSG_NOSIGNAL);
@@ -74,7 +79,7 @@ int cv_send_fd(int sock, const struct iovec *iov, size_t iovcnt, int fd)
 			return -errno;
 		if (n == 0 && left > 0)
 			return -EIO; /* never spin on a socket that takes nothing */
-		/* the fd went with the first byte */
+		/* the fds went with the first byte */
 		mh.msg_control = NULL;
 		mh.msg_controllen = 0;
 		left -= (size_t)n;

@@ -23,6 +23,8 @@ int cv_fd_send_to_socket(const char *path, int fd, const char *name, cv_error_t 
  * without the fd (a SOCK_SEQPACKET message goes whole). MSG_NOSIGNAL;
  * EINTR is retried. Returns 0 or -errno. */
 int cv_send_fd(int sock, const struct iovec *iov, size_t iovcnt, int fd);
+/* The same with the NFDS fds of FDS (at most 8; none when 0). */
+int cv_send_fds(int sock, const struct iovec *iov, size_t iovcnt, const int *fds, size_t nfds);
 
 /* Receives one message into IOV and at most one fd (MSG_CMSG_CLOEXEC) in
  * *FD, -1 when none came; any further fds are closed. Returns the byte

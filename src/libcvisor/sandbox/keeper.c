@@ -36,6 +36,7 @@
 #include "sandbox/policy.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/supervisor.h"
+#include "unix-socket.h"
 
 /* What each run gets of its own instead of the host's. */
 static const char *const own_mounts[] = { "/proc", "/sys", "/dev", "/run", "/tmp" };
@@ -572,6 +573,16 @@ static int run(const struct cvisor_context *ctx, const char *root, struct reques
 	return cv_sandbox_report_emit(&rep, report, report_len, err);
 }
 
+/* The run's answer on its result pipe: the report, or the error E. */
+static void answer(int result, int r, int code, const char *report, size_t len, const cv_error_t e)
+{
+	if (r < 0)
+		rec_write(result, CV_KEEPER_REC_ERROR, e && e->errnum > 0 ? e->errnum : EIO,
+			  e && e->msg ? e->msg : "sandbox run failed", e && e->msg ? strlen(e->msg) : 18);
+	else
+		rec_write(result, CV_KEEPER_REC_REPORT, code, report, len);
+}
+
 /* The run's process: never returns. */
 static void run_child(const struct cvisor_context *ctx, const char *root, struct request *r,
 		      const struct net_holder *netns, int level)
@@ -586,11 +597,8 @@ static void run_child(const struct cvisor_context *ctx, const char *root, struct
 	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	cv_log_set_sink(run_log, &result, level);
-	if (run(ctx, root, r, netns, &code, &report, &len, &e) < 0)
-		rec_write(result, CV_KEEPER_REC_ERROR, e && e->errnum > 0 ? e->errnum : EIO,
-			  e && e->msg ? e->msg : "sandbox run failed", e && e->msg ? strlen(e->msg) : 18);
-	else
-		rec_write(result, CV_KEEPER_REC_REPORT, code, report, len);
+	int rc = run(ctx, root, r, netns, &code, &report, &len, &e);
+	answer(result, rc, code, report, len, e);
 	_exit(0);
 }
 
@@ -666,22 +674,7 @@ static void prepared_release(struct prepared *w)
 static int prepared_give(struct prepared *w, const struct request *r)
 {
 	struct iovec iov[2] = { { (void *)&r->h, sizeof(r->h) }, { r->buf, r->len } };
-	union {
-		char b[CMSG_SPACE(CV_KEEPER_NFDS * sizeof(int))];
-		struct cmsghdr align;
-	} c;
-	memset(&c, 0, sizeof(c));
-	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = c.b, .msg_controllen = sizeof(c.b) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(CV_KEEPER_NFDS * sizeof(int));
-	memcpy(CMSG_DATA(cm), r->fds, CV_KEEPER_NFDS * sizeof(int));
-	ssize_t n;
-	do
-		n = sendmsg(w->sock, &m, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : 0;
+	return cv_send_fds(w->sock, iov, 2, r->fds, CV_KEEPER_NFDS);
 }
 
 /* The prepared run's side: its request once it came, and the log lines
@@ -730,14 +723,13 @@ static int prepared_await(void *arg, struct cv_sandbox_start *st, cv_error_t *er
 	cleanup_free char **args = NULL;
 	if (request_strings(&w->r, &json, &cwd, &args, err) < 0)
 		return -1;
-	size_t len = 0;
-	for (char **a = args; *a; a++)
-		len += strlen(*a) + 1;
-	char *buf = malloc(len), *p = buf;
+	/* the arguments lie in the request as START takes them: "ARG\0"... */
+	size_t n = w->r.h.nargs;
+	size_t len = (size_t)(args[n - 1] + strlen(args[n - 1]) + 1 - args[0]);
+	char *buf = malloc(len);
 	if (!buf)
 		return cv_error(err, ENOMEM, "sandbox run");
-	for (char **a = args; *a; a++)
-		p = stpcpy(p, *a) + 1;
+	memcpy(buf, args[0], len);
 	if (dup2(w->r.fds[CV_KEEPER_FD_STDOUT], 1) < 0 || dup2(w->r.fds[CV_KEEPER_FD_STDERR], 2) < 0) {
 		free(buf);
 		return cv_error_errno(err, "sandbox run: stdio");
@@ -797,11 +789,7 @@ static void prepared_child(const struct cvisor_context *ctx, const char *root, c
 		} else if (r == 0) {
 			r = cv_sandbox_report_emit(&rep, &report, &len, &e);
 		}
-		if (r < 0)
-			rec_write(result, CV_KEEPER_REC_ERROR, e && e->errnum > 0 ? e->errnum : EIO,
-				  e && e->msg ? e->msg : "sandbox run failed", e && e->msg ? strlen(e->msg) : 18);
-		else
-			rec_write(result, CV_KEEPER_REC_REPORT, code, report, len);
+		answer(result, r, code, report, len, e);
 	}
 	_exit(0);
 }

@@ -34,6 +34,7 @@
 #include "sandbox/keeper.h"
 #include "sandbox/policy.h"
 #include "sandbox/sandbox.h"
+#include "unix-socket.h"
 
 #define DEFAULT_MAX_OUTPUT (64ull << 20)
 #define FREE_WAIT_MS 10000
@@ -561,24 +562,10 @@ static int run_send(CvisorSandbox *sb, const struct run_spec *rs, const int fds[
 	if (make_pipe(kill_p, err) < 0 || make_pipe(res_p, err) < 0)
 		goto out;
 	int send_fds[CV_KEEPER_NFDS] = { fds[0], fds[1], fds[2], kill_p[0], res_p[1] };
-	union {
-		char b[CMSG_SPACE(sizeof(send_fds))];
-		struct cmsghdr align;
-	} c;
-	memset(&c, 0, sizeof(c));
 	struct iovec iov = { buf, len };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(send_fds));
-	memcpy(CMSG_DATA(cm), send_fds, sizeof(send_fds));
-	ssize_t n;
-	do
-		n = sendmsg(sb->sock, &m, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		r = cv_error_errno(err, "sandbox run: send to the keeper");
+	int sent = cv_send_fds(sb->sock, &iov, 1, send_fds, CV_KEEPER_NFDS);
+	if (sent < 0) {
+		r = cv_error(err, -sent, "sandbox run: send to the keeper");
 		goto out;
 	}
 	flight->kill = steal_fd(&kill_p[1]);
