@@ -138,6 +138,41 @@ mounts_below() {
 	[ "${lines[1]}" = 0x9 ]
 }
 
+# The network namespace is made beside the container process, while it
+# mounts (cv_netns_maker): by the time anything looks, it is the
+# container's own, and the helper that made it is gone.
+@test "a new network namespace is the container's before sysfs, the hooks and the program see it" {
+	requires jq
+	cat >"$CV_TMP/hook" <<'HOOK'
+#!/bin/sh
+pid="$(jq -r .pid)"
+readlink "/proc/$pid/ns/net" >"$0.out"
+HOOK
+	chmod +x "$CV_TMP/hook"
+	update_config ".hooks = {\"prestart\": [{\"path\": \"$CV_TMP/hook\"}]}
+		| .process.args = [\"sh\", \"-c\", \"readlink /proc/self/ns/net; ls /sys/class/net; cat /sys/class/net/lo/operstate /sys/class/net/lo/flags; ls /proc | grep -c '^[0-9]'\"]"
+	run cvisor run "$CV_ID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" != "$(readlink /proc/self/ns/net)" ]
+	[ "${lines[0]}" = "$(cat "$CV_TMP/hook.out")" ]
+	# sysfs was mounted in it: only its loopback, up
+	[ "${lines[1]}" = lo ]
+	[ "${lines[3]}" = 0x9 ]
+	# in its pid namespace: sh (pid 1), ls and grep, no helper left over
+	[ "${lines[4]}" = 3 ]
+}
+
+@test "a new network namespace under a pids limit of 1: made by the container process itself" {
+	# no room for the helper of cv_netns_maker: its fork fails, the
+	# container process makes the namespace in line
+	update_config '.linux.resources.pids.limit = 1 | .process.args = ["cat", "/sys/class/net/lo/flags"]'
+	run cvisor run "$CV_ID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = 0x9 ]
+}
+
 @test "time namespace offsets are applied before the process runs" {
 	[ -e /proc/self/ns/time ] || skip "no time namespaces"
 	update_config '.linux.namespaces += [{"type": "time"}] | .linux.timeOffsets = {"boottime": {"secs": 86400, "nanosecs": 0}} | .process.args = ["cat", "/proc/uptime"]'

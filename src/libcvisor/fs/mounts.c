@@ -1132,6 +1132,8 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 	} else {
 		if (strcmp(type, "sysfs") == 0 && !cfg->new_netns)
 			p.set |= MOUNT_ATTR_RDONLY, p.clr &= ~(uint64_t)MOUNT_ATTR_RDONLY;
+		if (strcmp(type, "sysfs") == 0 && cfg->net_ready && cfg->net_ready(cfg->net_ready_arg, err) < 0)
+			return -1;
 		/* a read-only tmpfs is filled first, made read-only after */
 		uint64_t late_ro = p.copyup ? (p.set & MOUNT_ATTR_RDONLY) : 0;
 		p.set &= ~late_ro;

@@ -41,6 +41,10 @@ struct cv_rootfs_config {
 	const int *mount_fds;
 	/* From cv_rootfs_pruned_prepare, or NULL. */
 	const struct cv_rootfs_pruned *pruned;
+	/* The network namespace still in the making (cv_netns_maker): called
+	 * before a mount that shows it (sysfs), or NULL. */
+	int (*net_ready)(void *arg, cv_error_t *err);
+	void *net_ready_arg;
 };
 
 /* Bind mounts when the container has a user namespace, taken by the

@@ -340,6 +340,22 @@ int cv_rootfs_open(const struct cv_rootfs_config *cfg, cv_error_t *err)
 	return fd;
 }
 
+/* 1 when the last mount is a sysfs that may wait for the devices: it shows
+ * a network namespace still in the making (cv_rootfs_config.net_ready),
+ * which gets their time too; nothing of /dev can be at or below it. */
+static size_t sysfs_after_devices(const struct cv_rootfs_config *cfg)
+{
+	size_t n = cfg->spec->mounts_len;
+	if (!cfg->net_ready || n == 0)
+		return 0;
+	const oci_mount *m = &cfg->spec->mounts[n - 1];
+	char dest[PATH_MAX];
+	if (!m->type || strcmp(m->type, "sysfs") != 0 || !m->destination ||
+	    cv_path_clean(m->destination, dest, sizeof(dest)) < 0)
+		return 0;
+	return strcmp(dest, ".") != 0 && !path_under(dest, "dev", 3) ? 1 : 0;
+}
+
 int cv_rootfs_prepare(const struct cv_rootfs_config *cfg, cv_error_t *err)
 {
 	const oci_linux *lx = cfg->spec->linux_;
@@ -358,10 +374,13 @@ int cv_rootfs_prepare(const struct cv_rootfs_config *cfg, cv_error_t *err)
 	if (stage_rootfs(cfg, err) < 0)
 		return -1;
 
-	for (size_t i = 0; i < cfg->spec->mounts_len; i++)
+	size_t n = cfg->spec->mounts_len, late = sysfs_after_devices(cfg);
+	for (size_t i = 0; i < n - late; i++)
 		if (cv_mount_one(rootfd, &cfg->spec->mounts[i], cfg, err) < 0)
 			return -1;
-	return cv_devices_setup(rootfd, cfg, err);
+	if (cv_devices_setup(rootfd, cfg, err) < 0)
+		return -1;
+	return late ? cv_mount_one(rootfd, &cfg->spec->mounts[n - 1], cfg, err) : 0;
 }
 
 int cv_rootfs_finalize(const struct cv_rootfs_config *cfg, cv_error_t *err)

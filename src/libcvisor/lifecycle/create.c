@@ -502,7 +502,7 @@ static int launch_record(const struct cvisor_context *ctx, const char *id, struc
 
 /* The cloned child: cv_child_main with what it needs, never returns. */
 __attribute__((noreturn)) static void launch_child(const char *id, const struct launch *L, struct launch_work *w,
-						   bool cloned_new_ns, bool late_cgroupns)
+						   bool cloned_new_ns, bool late_cgroupns, bool late_netns)
 {
 	const struct cvisor_create_options *opts = L->opts;
 	struct cv_container *c = L->c;
@@ -526,6 +526,7 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 		.id = id,
 		.plan = &w->plan,
 		.cloned_new_ns = cloned_new_ns,
+		.late_netns = late_netns,
 		.sync_fd = w->sock_child,
 		.exec_fifo_fd = w->fifo,
 		.seccomp = w->seccomp,
@@ -600,6 +601,9 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 	}
 	if (late_cgroupns)
 		ca.flags &= ~(uint64_t)CLONE_NEWCGROUP;
+	bool late_netns = clone_all && (flags & CLONE_NEWNET);
+	if (late_netns)
+		ca.flags &= ~(uint64_t)CLONE_NEWNET;
 	w->early = !(hooks && (hooks->create_container.len || hooks->start_container.len));
 	fflush(NULL);
 	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
@@ -622,7 +626,7 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 	 * it the state for its hooks; otherwise a round trip saved (~0.13 ms). */
 	w->handshake = (plan->new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !w->early || (!w->into_cgroup && w->v2);
 	if (pid == 0)
-		launch_child(id, L, w, clone_all, late_cgroupns);
+		launch_child(id, L, w, clone_all, late_cgroupns, late_netns);
 	int clone_errno = errno;
 	ns_restore(&saved);
 	if (pid < 0)

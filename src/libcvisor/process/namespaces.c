@@ -6,6 +6,7 @@
 #include <net/if.h>
 #include <sched.h>
 #include <spawn.h>
+#include <stdnoreturn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 
 #include "cleanup.h"
 #include "find-program.h"
+#include "log.h"
+#include "unix-socket.h"
 #include "process/namespaces.h"
 
 #ifndef CLONE_NEWTIME
@@ -280,4 +283,96 @@ int cv_ns_loopback_up(cv_error_t *err)
 	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
 		return cv_error_errno(err, "loopback: bring `lo` up");
 	return 0;
+}
+
+struct netns_answer {
+	int errnum;
+	char msg[256];
+};
+
+static noreturn void netns_helper(int sock)
+{
+	struct netns_answer a = { 0 };
+	cleanup_error cv_error_t e = NULL;
+	int fd = -1;
+	if (unshare(CLONE_NEWNET) < 0) {
+		a.errnum = errno;
+		snprintf(a.msg, sizeof(a.msg), "unshare network namespace");
+	} else if (cv_ns_loopback_up(&e) < 0) {
+		a.errnum = e->errnum;
+		snprintf(a.msg, sizeof(a.msg), "%s", e->msg);
+	} else if ((fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
+		a.errnum = errno;
+		snprintf(a.msg, sizeof(a.msg), "open the new network namespace");
+	}
+	struct iovec iov = { &a, sizeof(a) };
+	_exit(cv_send_fd(sock, &iov, 1, fd) < 0 ? 1 : 0);
+}
+
+int cv_netns_maker_start(struct cv_netns_maker *m, bool own_pidns, cv_error_t *err)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return cv_error_errno(err, "network namespace: socketpair");
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		netns_helper(sv[1]);
+	}
+	close(sv[1]);
+	if (pid > 0) {
+		m->pid = pid;
+		m->sock = sv[0];
+		/* a pid namespace's last pid is set by whoever may checkpoint
+		 * and restore in it: we, until the capabilities go */
+		if (own_pidns)
+			m->last_pid = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+		return 0;
+	}
+	/* no helper (a pids limit, say): made here, in line */
+	close(sv[0]);
+	if (unshare(CLONE_NEWNET) < 0)
+		return cv_error_errno(err, "unshare network namespace");
+	return cv_ns_loopback_up(err);
+}
+
+int cv_netns_maker_join(struct cv_netns_maker *m, cv_error_t *err)
+{
+	if (m->sock < 0)
+		return 0;
+	struct netns_answer a;
+	struct iovec iov = { &a, sizeof(a) };
+	cleanup_close int fd = -1;
+	ssize_t n = cv_recv_fd(m->sock, &iov, 1, &fd);
+	close(m->sock);
+	m->sock = -1;
+	if (n < 0)
+		return cv_error(err, (int)-n, "network namespace: the helper's answer");
+	if (n != (ssize_t)sizeof(a))
+		return cv_error(err, EPROTO, "network namespace: the helper died before it answered");
+	a.msg[sizeof(a.msg) - 1] = '\0';
+	if (a.errnum)
+		return cv_error(err, a.errnum, "%s", a.msg);
+	if (fd < 0)
+		return cv_error(err, EPROTO, "network namespace: the helper sent no namespace");
+	if (setns(fd, CLONE_NEWNET) < 0)
+		return cv_error_errno(err, "enter the new network namespace");
+	return 0;
+}
+
+void cv_netns_maker_reap(struct cv_netns_maker *m)
+{
+	if (m->sock >= 0)
+		close(m->sock);
+	m->sock = -1;
+	while (m->pid > 0 && waitpid(m->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	m->pid = -1;
+	if (m->last_pid >= 0) {
+		/* only the numbering: a failure changes nothing else */
+		if (write(m->last_pid, "1", 1) != 1)
+			cv_debug("network namespace: give the helper's pid back: %s", strerror(errno));
+		close(m->last_pid);
+		m->last_pid = -1;
+	}
 }

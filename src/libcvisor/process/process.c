@@ -111,6 +111,12 @@ static int become_userns_owner(const oci_linux *lx, cv_error_t *err)
 	return 0;
 }
 
+/* cv_rootfs_config.net_ready */
+static int net_ready(void *arg, cv_error_t *err)
+{
+	return cv_netns_maker_join(arg, err);
+}
+
 /* create's own part: namespaces, hostname, the root filesystem, the
  * console, the createContainer hooks and sysctl. What the startContainer
  * hooks get is left in *start_state. */
@@ -144,6 +150,11 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 		if (r < 0)
 			return r;
 	}
+	/* before the time namespace: a child of ours would enter it, and its
+	 * offsets can be set only while nothing is in it */
+	__attribute__((cleanup(cv_netns_maker_reap))) struct cv_netns_maker net = CV_NETNS_MAKER_INIT;
+	if (c->late_netns && (r = cv_netns_maker_start(&net, (plan->new_flags & CLONE_NEWPID) != 0, err)) < 0)
+		return r;
 	if ((plan->new_flags & CLONE_NEWTIME) && unshare(CLONE_NEWTIME) < 0)
 		return cv_error_errno(err, "unshare time namespace");
 
@@ -206,7 +217,7 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 		if (setdomainname(spec->domainname, strlen(spec->domainname)) < 0)
 			return cv_error_errno(err, "setdomainname `%s`", spec->domainname);
 	}
-	if (plan->new_flags & CLONE_NEWNET) {
+	if ((plan->new_flags & CLONE_NEWNET) && !c->late_netns) {
 		r = cv_ns_loopback_up(err);
 		if (r < 0)
 			return r;
@@ -223,6 +234,8 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 		.mount_fds = c->mount_fds,
 		.no_mount_ns = !(all_ns & CLONE_NEWNS),
 		.pruned = c->pruned,
+		.net_ready = c->late_netns ? net_ready : NULL,
+		.net_ready_arg = &net,
 	};
 	cleanup_close int console_master = -1, console_slave = -1;
 	r = cv_rootfs_prepare(&rc, err);
@@ -243,6 +256,10 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 		if (r < 0)
 			return cv_error_prefix(err, "console");
 	}
+	/* before the hooks, which may look at it, and sysctl */
+	r = cv_netns_maker_join(&net, err);
+	if (r < 0)
+		return r;
 	if (spec->hooks && (spec->hooks->prestart.len || spec->hooks->create_runtime.len)) {
 		r = cv_sync_send(c->sync_fd, CV_SYNC_HOOKS, 0, NULL, 0, -1, err);
 		if (r < 0)
@@ -286,6 +303,7 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 	 * reason (runc does the same). */
 	if (c->exec_fifo_fd >= 0 && cv_procfs_root(err) < 0)
 		return cv_error_prefix(err, "exec fifo");
+	cv_netns_maker_reap(&net);
 	*start_state = state_created;
 	return 0;
 }

@@ -21,6 +21,7 @@ struct cv_child_config {
 	const char *id;
 	const struct cv_ns_plan *plan;
 	bool cloned_new_ns; /* the new namespaces came with clone3 */
+	bool late_netns;    /* but the network namespace: cv_netns_maker's */
 	int sync_fd;
 	int exec_fifo_fd; /* exec.fifo, O_PATH (create); -1 for run */
 	const struct cv_seccomp *seccomp;

@@ -792,16 +792,7 @@ static int build_mounts(const cv_policy *p, const struct cv_sandbox_host *h, uin
 	    add_mount(s, "/dev/pts", "devpts", "devpts", pts_o, err) < 0 ||
 	    add_mount(s, "/dev/shm", "tmpfs", "shm", shm_o, err) < 0)
 		return -1;
-	/* sysfs can be mounted only by the owner of the network namespace: with
-	 * the host's network the runtime binds the host's /sys instead, and in
-	 * a user namespace only with what is mounted below it (build_masks
-	 * hides the cgroup filesystems then); in a keeper's kept namespace, the
-	 * run binds the sysfs the keeper mounted for it */
-	static const char *const sys_bind_o[] = { "rbind", "nosuid", "noexec", "nodev", "ro", NULL };
-	bool kept_net = p->network == CV_POLICY_NET_OUTBOUND && p->netns_path && p->netns_sysfs;
-	if ((kept_net ? add_mount(s, "/sys", "bind", p->netns_sysfs, sys_bind_o, err)
-		      : add_mount(s, "/sys", "sysfs", "sysfs", sys_o, err)) < 0 ||
-	    add_mount(s, "/tmp", "tmpfs", "tmpfs", tmp_o, err) < 0 ||
+	if (add_mount(s, "/tmp", "tmpfs", "tmpfs", tmp_o, err) < 0 ||
 	    add_mount(s, "/run", "tmpfs", "tmpfs", run_o, err) < 0)
 		return -1;
 
@@ -823,6 +814,18 @@ static int build_mounts(const cv_policy *p, const struct cv_sandbox_host *h, uin
 		if (!(s->process->cwd = strdup(CV_SANDBOX_PRIVATE_WORKSPACE)))
 			return cv_error(err, ENOMEM, "sandbox spec");
 	}
+	/* sysfs can be mounted only by the owner of the network namespace: with
+	 * the host's network the runtime binds the host's /sys instead, and in
+	 * a user namespace only with what is mounted below it (build_masks
+	 * hides the cgroup filesystems then); in a keeper's kept namespace, the
+	 * run binds the sysfs the keeper mounted for it. Last of the
+	 * filesystems: a new network namespace is made while the ones above
+	 * are mounted (cv_netns_maker), and sysfs waits for it. */
+	static const char *const sys_bind_o[] = { "rbind", "nosuid", "noexec", "nodev", "ro", NULL };
+	bool kept_net = p->network == CV_POLICY_NET_OUTBOUND && p->netns_path && p->netns_sysfs;
+	if ((kept_net ? add_mount(s, "/sys", "bind", p->netns_sysfs, sys_bind_o, err)
+		      : add_mount(s, "/sys", "sysfs", "sysfs", sys_o, err)) < 0)
+		return -1;
 	for (size_t i = 0; i < p->writable.len; i++)
 		if (writable_area(p->writable.v[i], "writable", h, &a, NULL, err) < 0)
 			return -1;
