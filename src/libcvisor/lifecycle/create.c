@@ -67,6 +67,9 @@ struct launch {
 	/* transient: struct cv_transient's await_start, or NULL */
 	int (*await_start)(void *arg, char **args, size_t *args_len, int *stdin_fd, cv_error_t *err);
 	void *await_arg;
+	/* transient: struct cv_transient's while_setup, or NULL */
+	void (*while_setup)(const oci_spec *spec, void *arg);
+	void *while_setup_arg;
 	/* outputs kept for run */
 	pid_t pid;
 	int pidfd;
@@ -726,6 +729,9 @@ static int launch_handshake(const struct cvisor_context *ctx, const char *id, st
 	 * for the passwd lookup, the clock and /proc reads below). */
 	if (w->handshake && w->early && (r = cv_sync_send(w->sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
 		return r;
+	/* before the record takes the config's annotations */
+	if (L->while_setup)
+		L->while_setup(spec, L->while_setup_arg);
 	/* The record: written for real once the child is ready (run: below). */
 	r = new_state(ctx, id, L, w, err);
 	if (r < 0)
@@ -1130,7 +1136,9 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 			    .stdio = t->stdio,
 			    .no_cgroup = t->no_cgroup,
 			    .await_start = t->await_start,
-			    .await_arg = t->await_arg };
+			    .await_arg = t->await_arg,
+			    .while_setup = t->while_setup,
+			    .while_setup_arg = t->while_setup_arg };
 	t->c = NULL;
 	t->spec = NULL;
 	t->pidfd = t->console_master = t->init_status = -1;
