@@ -26,6 +26,24 @@ teardown() {
 	[ "$output" = "$(readlink /proc/$pid/ns/pid)" ]
 }
 
+# The process joins the container's v1 cgroups itself and is born in its
+# v2 one (no pid written from outside: the global threadgroup lock costs an
+# RCU grace period); from the host it must show in every one of them.
+@test "exec: the process is in every cgroup of the container" {
+	cvisor exec -d "$CV_ID" sleep 4711
+	local p="" _
+	for _ in $(seq 100); do p="$(pgrep -xf 'sleep 4711' | head -1)"; [ -n "$p" ] && break; sleep 0.05; done
+	[ -n "$p" ]
+	pid="$(cvisor state "$CV_ID" | jq -r .pid)"
+	run diff <(sort "/proc/$p/cgroup") <(sort "/proc/$pid/cgroup")
+	kill "$p"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# and they are the container's, not the caller's
+	run diff <(sort "/proc/$pid/cgroup") <(sort /proc/self/cgroup)
+	[ "$status" -ne 0 ]
+}
+
 @test "exec --user --env --cwd --additional-gids" {
 	run cvisor exec --user 1000:1000 --additional-gids 7 --env X=y --cwd /tmp "$CV_ID" sh -c 'id -u; id -g; echo $X; pwd; grep ^Groups /proc/self/status'
 	[ "$status" -eq 0 ]

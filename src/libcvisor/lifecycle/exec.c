@@ -122,10 +122,15 @@ struct exec_work {
 	int pidfd;
 	int sp, sc; /* the sync socket: our end, the child's */
 	int master; /* the pty master, unless sent to the console socket */
+	/* the container's cgroup: v1 joined by the child (cv_cgroup_self_join),
+	 * v2 by the clone when it could (into_cgroup) */
+	struct cv_cgroup_self_join cgjoin;
+	bool v2, into_cgroup;
 };
 
 static void exec_work_release(struct exec_work *w)
 {
+	cv_cgroup_self_join_close(&w->cgjoin);
 	cv_container_free(w->c);
 	oci_spec_free(w->spec);
 	if (w->file_proc)
@@ -303,6 +308,15 @@ static int exec_clone(const struct cvisor_exec_options *opts, struct exec_work *
 	 * pid namespace, where its processes can see it until execve. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return cv_error_errno(err, "prctl PR_SET_DUMPABLE");
+	/* In its cgroup from inside, as create's process: a pid written from
+	 * outside takes the global threadgroup lock, whose write side waits out
+	 * an RCU grace period (~10 ms, when the machine has work for RCU). */
+	struct cv_cgroup *cg = NULL;
+	if (w->c->state->cgroup_paths.len &&
+	    ((r = cv_container_cgroup(w->c, &cg, err)) < 0 || (r = cv_cgroup_self_join_open(cg, &w->cgjoin, err)) < 0))
+		return r;
+	int ufd = cg ? cv_cgroup_clone_fd(cg) : -1;
+	w->v2 = w->into_cgroup = ufd >= 0;
 	if (all_ns & CLONE_NEWPID) {
 		own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 		if (own_pidns < 0)
@@ -313,6 +327,10 @@ static int exec_clone(const struct cvisor_exec_options *opts, struct exec_work *
 	struct clone_args ca = { .flags = CLONE_PIDFD,
 				 .pidfd = (uint64_t)(uintptr_t)&w->pidfd,
 				 .exit_signal = SIGCHLD };
+	if (w->into_cgroup) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)ufd;
+	}
 	/* execCPUAffinity.initial: the runtime's own affinity, inherited by the
 	 * process until it joins the container's cgroup; ours is restored
 	 * right after the clone. */
@@ -336,6 +354,14 @@ static int exec_clone(const struct cvisor_exec_options *opts, struct exec_work *
 		int lockfd = w->c->entry->lockfd;
 		fflush(NULL);
 		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+		/* refused (an old kernel, a rootless caller): the runtime moves
+		 * the child, as before */
+		if (pid < 0 && w->into_cgroup) {
+			w->into_cgroup = false;
+			ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
+			ca.cgroup = 0;
+			pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+		}
 		if (pid == 0) {
 			close(lockfd);
 			close(w->sp);
@@ -349,6 +375,7 @@ static int exec_clone(const struct cvisor_exec_options *opts, struct exec_work *
 				.sync_fd = w->sc,
 				.preserve_fds = opts->preserve_fds,
 				.seccomp = w->seccomp,
+				.cgroup_join = &w->cgjoin,
 			};
 			cv_exec_child_main(&x);
 		}
@@ -364,6 +391,7 @@ static int exec_clone(const struct cvisor_exec_options *opts, struct exec_work *
 		return cv_error(err, clone_errno, "exec: clone");
 	w->pid = pid;
 	close(steal_fd(&w->sc));
+	cv_cgroup_self_join_close(&w->cgjoin); /* the child has its copies */
 	return 0;
 }
 
@@ -376,7 +404,7 @@ static int exec_handshake(const struct cvisor_exec_options *opts, struct exec_wo
 	struct cv_sync_msg m = { .fd = -1 };
 	int r;
 
-	if (w->c->state->cgroup_paths.len &&
+	if (!w->into_cgroup && w->v2 &&
 	    ((r = cv_container_cgroup(w->c, &cg, err)) < 0 || (r = cv_cgroup_enter(cg, w->pid, err)) < 0))
 		return r;
 	r = cv_sync_send(w->sp, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err);

@@ -500,8 +500,12 @@ void cv_exec_child_main(const struct cv_exec_child_config *x)
 	cv_log_set_sink(cv_sync_log_sink, (void *)&x->sync_fd,
 			cv_log_enabled(CV_LOG_DEBUG) ? CV_LOG_DEBUG : CV_LOG_INFO);
 
-	/* Nothing runs before the runtime has put us in the container's cgroup
-	 * (joining a v1 cpuset resets the cpu affinity, among others). */
+	/* Nothing runs before we are in the container's cgroup (joining a v1
+	 * cpuset resets the cpu affinity, among others): born in its v2
+	 * directory, we join the v1 ones ourselves, and the runtime moves us
+	 * where it could not place us before CONTINUE. */
+	if (x->cgroup_join && cv_cgroup_self_join(x->cgroup_join, &err) < 0)
+		goto fail;
 	int r = cv_sync_expect(x->sync_fd, CV_SYNC_CONTINUE, &m, &err);
 	cv_sync_msg_release(&m);
 	if (r < 0)

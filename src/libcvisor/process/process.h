@@ -61,6 +61,8 @@ struct cv_exec_child_config {
 	int sync_fd;
 	int preserve_fds;
 	const struct cv_seccomp *seccomp;
+	/* the container's v1 cgroups, joined first thing (may be NULL) */
+	struct cv_cgroup_self_join *cgroup_join;
 };
 
 /* exec's process, cloned into the container's pid namespace: its other
