@@ -161,6 +161,13 @@ HOOK
 	[ "${lines[3]}" = 0x9 ]
 	# in its pid namespace: sh (pid 1), ls and grep, no helper left over
 	[ "${lines[4]}" = 3 ]
+	# and the helper's pid was given back: the first process the
+	# container makes is pid 2, as without a helper
+	id2="$CV_ID-2"; echo "$id2" >>"$CV_TMP/.ids"
+	update_config '.hooks = null | .process.args = ["sh", "-c", "true & echo $!; wait"]'
+	run cvisor run "$id2"
+	[ "$status" -eq 0 ]
+	[ "$output" = 2 ]
 }
 
 @test "a new network namespace under a pids limit of 1: made by the container process itself" {
