@@ -74,6 +74,20 @@ wait_recvtty() {
 	[ "$(sed -n 2p "$CV_TMP/out" | wc -w)" -le 4 ]
 }
 
+@test "console socket: without consoleSize the pty starts with the size of the caller's terminal" {
+	requires script
+	update_config '.process.terminal = true | .process.args = ["stty", "size"]'
+	start_recvtty
+	printf '#!/bin/sh\nstty rows 19 cols 61\nexec "$CVISOR" --root "$CV_ROOT" run -d --console-socket "$CV_TMP/tty.sock" "$CV_ID"\n' >"$CV_TMP/inner"
+	chmod +x "$CV_TMP/inner"
+	run timeout 30 script -qec "$CV_TMP/inner" /dev/null </dev/null
+	[ "$status" -eq 0 ]
+	wait_recvtty
+	tr -d '\r' <"$CV_TMP/tty.out" >"$CV_TMP/out"
+	cat "$CV_TMP/out"
+	grep -qx '19 61' "$CV_TMP/out"
+}
+
 @test "console socket: with process.user the pty belongs to that uid, devpts' group kept" {
 	update_config '.process.terminal = true | .process.user = {"uid": 1000, "gid": 1000} | .process.args = ["sh", "-c", "stat -c owner=%u:%g $(tty); echo reopened >$(tty) && echo wrote"]'
 	start_recvtty
@@ -109,6 +123,18 @@ wait_recvtty() {
 	[[ "$output" == *out-42* ]]
 	run cvisor list -q
 	[ -z "$output" ]
+}
+
+@test "exec -t relays the caller's terminal: the program's first look sees its size" {
+	requires script
+	update_config '.process.args = ["sleep", "987"]'
+	cvisor run -d "$CV_ID" </dev/null >/dev/null 2>&1
+	printf '#!/bin/sh\nstty rows 23 cols 57\nexec "$CVISOR" --root "$CV_ROOT" exec -t "$CV_ID" stty size\n' >"$CV_TMP/inner"
+	chmod +x "$CV_TMP/inner"
+	run timeout 30 script -qec "$CV_TMP/inner" /dev/null </dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"23 57"* ]]
 }
 
 @test "run with process.terminal and no terminal at all fails cleanly, as runc does" {

@@ -46,6 +46,11 @@ int cv_console_new_pty(int rootfd, uint32_t rows, uint32_t cols, int *master, in
 		struct winsize ws = { .ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols };
 		if (ioctl(s, TIOCSWINSZ, &ws) < 0)
 			return cv_error_errno(err, "console: set size %ux%u", rows, cols);
+	} else {
+		/* run and exec relay the caller's terminal, whose size the relay
+		 * copies only once the program runs: the program's first look
+		 * must already see it, not 0x0. Not a tty: nothing to copy. */
+		cv_console_copy_size(0, s);
 	}
 	*master = steal_fd(&m);
 	*slave = steal_fd(&s);
