@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -295,7 +296,12 @@ static noreturn void netns_helper(int sock)
 	struct netns_answer a = { 0 };
 	cleanup_error cv_error_t e = NULL;
 	int fd = -1;
-	if (unshare(CLONE_NEWNET) < 0) {
+	/* forked while the container process lets the runtime write its id
+	 * maps: this copy of it needs no such window */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		a.errnum = errno;
+		snprintf(a.msg, sizeof(a.msg), "network namespace: prctl PR_SET_DUMPABLE 0");
+	} else if (unshare(CLONE_NEWNET) < 0) {
 		a.errnum = errno;
 		snprintf(a.msg, sizeof(a.msg), "unshare network namespace");
 	} else if (cv_ns_loopback_up(&e) < 0) {

@@ -150,10 +150,14 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 		if (r < 0)
 			return r;
 	}
-	/* before the time namespace: a child of ours would enter it, and its
-	 * offsets can be set only while nothing is in it */
+	/* The helper that makes the network namespace is forked while the
+	 * runtime writes our id maps; but before a time namespace, which a
+	 * child of ours would enter (its offsets can be set only while nothing
+	 * is in it). */
+	bool own_pidns = (plan->new_flags & CLONE_NEWPID) != 0;
+	bool net_first = c->late_netns && (!c->ns_handshake || (plan->new_flags & CLONE_NEWTIME));
 	__attribute__((cleanup(cv_netns_maker_reap))) struct cv_netns_maker net = CV_NETNS_MAKER_INIT;
-	if (c->late_netns && (r = cv_netns_maker_start(&net, (plan->new_flags & CLONE_NEWPID) != 0, err)) < 0)
+	if (net_first && (r = cv_netns_maker_start(&net, own_pidns, err)) < 0)
 		return r;
 	if ((plan->new_flags & CLONE_NEWTIME) && unshare(CLONE_NEWTIME) < 0)
 		return cv_error_errno(err, "unshare time namespace");
@@ -167,6 +171,8 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 	if (c->ns_handshake) {
 		r = cv_sync_send(c->sync_fd, CV_SYNC_NS_READY, 0, NULL, 0, -1, err);
 		if (r < 0)
+			return r;
+		if (c->late_netns && !net_first && (r = cv_netns_maker_start(&net, own_pidns, err)) < 0)
 			return r;
 		r = cv_sync_expect(c->sync_fd, CV_SYNC_CONTINUE, &m, err);
 		if (r < 0)
