@@ -146,12 +146,77 @@ is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
 }
 
 @test "a value the kernel refuses names the file, the value and the errno; nothing is left" {
-	update_config '.linux.resources.cpu = {"cpus": "999"}'
+	# on a host with v1 hierarchies the value is written once the
+	# container process exists (cv_cgroup_config.v1_after_clone): it goes
+	update_config '.linux.resources.cpu = {"cpus": "999"} | .process.args = ["sleep", "987"]'
 	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'write cpuset.cpus "999": '* ]] || { echo "$output"; false; }
 	[ ! -e "$(cg_dir cpuset)" ]
 	[ ! -e "$(cg_dir memory)" ]
+	[ ! -e "$(cg_dir unified)" ]
+	[ ! -e "$CV_ROOT/$CV_ID" ]
+	run pgrep -f "sleep 987"
+	[ "$status" -eq 1 ]
+}
+
+# Where v1 hierarchies exist the runtime makes their directories while the
+# container process prepares its root, and the process joins them before it
+# mounts a cgroup filesystem, or once its mounts are done without one; its
+# cgroup namespace comes after. The hooks and the program find it in all.
+@test "the container process is in every hierarchy before its hooks and program run, its cgroup namespace rooted there" {
+	requires jq
+	cat >"$CV_TMP/hook" <<'HOOK'
+#!/bin/sh
+pid="$(jq -r .pid)"
+cat "/proc/$pid/cgroup" >"$0.out"
+HOOK
+	chmod +x "$CV_TMP/hook"
+	n=$(wc -l </proc/self/cgroup)
+	for mount in with without; do
+		id="$CV_ID-$mount"
+		echo "$id" >>"$CV_TMP/.ids"
+		update_config ".hooks = {\"prestart\": [{\"path\": \"$CV_TMP/hook\"}]}
+			| .process.args = [\"cat\", \"/proc/self/cgroup\"]"
+		[ "$mount" = with ] || update_config '.mounts |= map(select(.type != "cgroup"))'
+		run cvisor run --bundle "$CV_BUNDLE" "$id"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		# the program: every hierarchy, each at the root of its namespace
+		[ "${#lines[@]}" -eq "$n" ]
+		[ "$(printf '%s\n' "${lines[@]}" | grep -vc ':/$')" -eq 0 ]
+		# the hook, from outside: every hierarchy, each the container's
+		cat "$CV_TMP/hook.out"
+		[ "$(wc -l <"$CV_TMP/hook.out")" -eq "$n" ]
+		[ "$(grep -vc "/$id\$" "$CV_TMP/hook.out")" -eq 0 ]
+	done
+}
+
+# Here with the cgroup tests, which also run in the cgroup v2 guest: there
+# the process is born in its cgroup (CLONE_INTO_CGROUP), so the pids limit
+# holds from the start, leaves no room for the helper of cv_netns_maker, and
+# the container process makes the namespace in line. Where the pids
+# controller is v1 the process joins it later, and the helper is the
+# runtime's: the namespace comes from it.
+@test "a new network namespace under a pids limit of 1" {
+	update_config '.linux.resources.pids.limit = 1 | .process.args = ["cat", "/sys/class/net/lo/flags"]'
+	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = 0x9 ]
+}
+
+@test "a container process that fails before it joins its cgroups leaves none behind" {
+	# its first mount fails, before the v1 directories reach it
+	update_config '.mounts = [{"destination": "/mnt", "type": "bind", "source": "/nonexistent-cvisor-src", "options": ["bind"]}] + .mounts'
+	run cvisor run --bundle "$CV_BUNDLE" "$CV_ID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"/nonexistent-cvisor-src"* ]]
+	[ ! -e "$(cg_dir memory)" ]
+	[ ! -e "$(cg_dir pids)" ]
+	[ ! -e "$(cg_dir unified)" ]
+	[ ! -e "$CV_ROOT/$CV_ID" ]
 }
 
 @test "relative and absolute cgroupsPath nest as documented" {

@@ -170,16 +170,6 @@ HOOK
 	[ "$output" = 2 ]
 }
 
-@test "a new network namespace under a pids limit of 1: made by the container process itself" {
-	# no room for the helper of cv_netns_maker: its fork fails, the
-	# container process makes the namespace in line
-	update_config '.linux.resources.pids.limit = 1 | .process.args = ["cat", "/sys/class/net/lo/flags"]'
-	run cvisor run "$CV_ID"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$output" = 0x9 ]
-}
-
 @test "time namespace offsets are applied before the process runs" {
 	[ -e /proc/self/ns/time ] || skip "no time namespaces"
 	update_config '.linux.namespaces += [{"type": "time"}] | .linux.timeOffsets = {"boottime": {"secs": 86400, "nanosecs": 0}} | .process.args = ["cat", "/proc/uptime"]'

@@ -465,6 +465,71 @@ static void bpf_devices(void)
 	ok(rmdir(dir) == 0, "remove %s", dir);
 }
 
+/* cv_cgroup_config.v1_after_clone on v1/hybrid: the first step makes only
+ * the v2 directory (none on legacy) and writes nothing; the second the v1
+ * ones with the resources, the controllers list still honoured; a value the
+ * kernel refuses fails there and the caller's destroy leaves nothing. */
+static void v1_after_clone(enum cv_cgroup_layout layout)
+{
+	char id[64];
+	cv_error_t err = NULL;
+	struct cv_cgroup *cg = NULL;
+	oci_memory mem = { .limit = { true, 32 << 20 } };
+	oci_resources res = { .memory = &mem };
+	struct cv_cgroup_config cfg = { .id = id, .resources = &res, .v1_after_clone = true };
+	char p[512];
+
+	snprintf(id, sizeof(id), "cvisor-live-late-%d", (int)getpid());
+	if (!ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create, v1 later %s", err ? err->msg : "")) {
+		cv_error_release(&err);
+		return;
+	}
+	ok(cv_cgroup_v1_pending(cg), "v1 pending");
+	ok(cg->n == (layout == CV_CGROUP_HYBRID ? 1u : 0u) && (layout != CV_CGROUP_HYBRID || cv_cg_find(cg, "unified")),
+	   "first step: only the v2 directory (%zu)", cg->n);
+	struct cv_cg_dir *u = cv_cg_find(cg, "unified");
+	ok(!cv_cg_find(cg, "memory"), "no memory directory yet");
+	int r = cv_cgroup_create_v1(cg, &cfg, &err);
+	ok(r == 0, "second step %s", err ? err->msg : "");
+	cv_error_release(&err);
+	ok(!cv_cgroup_v1_pending(cg), "nothing pending");
+	ok(cv_cg_find(cg, "memory") && cv_cg_find(cg, "pids") && cv_cg_find(cg, "devices") &&
+		   (layout != CV_CGROUP_HYBRID || (u && cv_cg_find(cg, "unified") == cg->dirs)),
+	   "second step: the v1 directories, after the v2 one (%zu)", cg->n);
+	snprintf(p, sizeof(p), "%s", cv_cg_find(cg, "memory") ? cv_cg_find(cg, "memory")->path : "/nonexistent");
+	ok(exists(p) && strcmp(slurp(p, "memory.limit_in_bytes"), "33554432") == 0, "the memory limit is written in %s",
+	   p);
+	ok(cv_cgroup_create_v1(cg, &cfg, &err) == 0 && cg->n > 1, "a second call does nothing");
+	ok(cv_cgroup_destroy(cg, &err) == 0 && !exists(p), "destroyed %s", err ? err->msg : "");
+	cv_error_release(&err);
+	cv_cgroup_free(cg);
+	cg = NULL;
+
+	/* the controllers list: only those, in the second step too */
+	cfg.controllers = "memory";
+	if (ok(cv_cgroup_create(&cfg, &cg, &err) == 0 && cv_cgroup_create_v1(cg, &cfg, &err) == 0,
+	       "create with memory, v1 later %s", err ? err->msg : "")) {
+		ok(cg->n == 1 && cv_cg_find(cg, "memory"), "one directory: memory (%zu)", cg->n);
+		ok(cv_cgroup_destroy(cg, &err) == 0, "destroyed");
+	}
+	cv_error_release(&err);
+	cv_cgroup_free(cg);
+	cg = NULL;
+	cfg.controllers = NULL;
+
+	/* refused in the second step: the error names the file */
+	oci_cpu cpu = { .cpus = "999" };
+	res.cpu = &cpu;
+	if (ok(cv_cgroup_create(&cfg, &cg, &err) == 0, "create with cpus 999, v1 later %s", err ? err->msg : "")) {
+		r = cv_cgroup_create_v1(cg, &cfg, &err);
+		ok(r < 0 && err && strstr(err->msg, "cpuset.cpus"), "the second step fails: %s", err ? err->msg : "");
+		cv_error_release(&err);
+		ok(cv_cgroup_destroy(cg, &err) == 0 && !exists(p), "the caller's destroy leaves nothing");
+	}
+	cv_error_release(&err);
+	cv_cgroup_free(cg);
+}
+
 int main(void)
 {
 	enum cv_cgroup_layout layout;
@@ -484,6 +549,7 @@ int main(void)
 	if (layout != CV_CGROUP_UNIFIED) {
 		existing_path();
 		subset(layout);
+		v1_after_clone(layout);
 	}
 	if (layout != CV_CGROUP_LEGACY && layout != CV_CGROUP_UNIFIED)
 		bpf_devices();

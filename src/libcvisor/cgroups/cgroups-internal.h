@@ -38,6 +38,10 @@ struct cv_cgroup {
 	char *sd_unit;
 	bool sd_user;
 	pid_t sd_holder;
+	/* cv_cgroup_config.v1_after_clone: the v1 directories are still to
+	 * make (cv_cgroup_create_v1); chosen: the hierarchies found so far */
+	bool v1_pending;
+	size_t chosen;
 };
 /* The device rules for linux.devices nodes (c/b/u; fifos need none): *out is
  * malloc'd, its strings static. */

@@ -796,16 +796,153 @@ static int apply(struct cv_cgroup *cg, const oci_resources *r, bool update, cv_e
 	return cv_cg_v1_apply(cg, r, update, err);
 }
 
-int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out, cv_error_t *err)
+/* The container's directory in one hierarchy (a line of /proc/self/cgroup);
+ * *chosen counts the hierarchies found mounted. A rootless caller without
+ * delegation there gets none, with a debug line (runc's rule). */
+static int make_hierarchy(struct cv_cgroup *cg, const struct cv_cgroup_config *cfg, const struct own_line *l,
+			  size_t *chosen, cv_error_t *err)
 {
-	char buf[4096], root[512];
+	char root[512];
+	cleanup_close int rootfd = -1;
+	cleanup_free char *rel = NULL;
+	cleanup_free char *full = NULL;
+	enum cv_cgroup_layout layout = cg->layout;
+	int r;
+
+	if (l->v2) {
+		if (layout == CV_CGROUP_LEGACY)
+			return 0;
+		snprintf(root, sizeof(root), "%s", layout == CV_CGROUP_UNIFIED ? CGROUP_ROOT : UNIFIED_HYBRID);
+		rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		if (layout == CV_CGROUP_UNIFIED || !*l->controllers)
+			return 0;
+		rootfd = open_v1_root(l->controllers, root, sizeof(root));
+	}
+	if (rootfd < 0) {
+		cv_debug("cgroup: hierarchy \"%s\" is not mounted at %s: %m", l->controllers, root);
+		return 0;
+	}
+	(*chosen)++;
+	if (cv_cg_resolve_path(l->path, cfg->cgroups_path, cfg->id, &rel, err) < 0)
+		return -1;
+	if (asprintf(&full, "%s/%s", root, rel) < 0) {
+		full = NULL;
+		return cv_error(err, ENOMEM, "cgroup path");
+	}
+	struct cv_cg_dir *d = add_dir(cg, l->v2 ? "unified" : l->controllers, full, err);
+	if (!d)
+		return -1;
+	d->unified = l->v2;
+	r = make_dirs(rootfd, root, rel, d, !l->v2 && key_has(l->controllers, "cpuset"), err);
+	if (r == 0 && l->v2 && layout == CV_CGROUP_UNIFIED) {
+		size_t own_len = 0;
+		if (!(cfg->cgroups_path && cfg->cgroups_path[0] == '/')) {
+			const char *o = l->path;
+			while (*o == '/')
+				o++;
+			own_len = strlen(o);
+		}
+		r = v2_enable_ancestors(rootfd, rel, own_len, err);
+	}
+	if (r == 0 && cv_cg_dir_fd(d, err) < 0)
+		r = -1;
+	if (r < 0) {
+		if (cfg->rootless && rootless_skippable((*err)->errnum) && !d->created) {
+			/* not delegated to us: runc's rootless rule, no cgroup */
+			cv_debug("rootless: no cgroup in %s: %s", d->path, (*err)->msg);
+			cv_error_release(err);
+			dir_clear(d);
+			cg->n--;
+			cg->rootless_skipped = true;
+			return 0;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+enum which_hierarchies {
+	ALL_HIERARCHIES,
+	V2_HIERARCHY,
+	V1_HIERARCHIES
+};
+
+/* The directories in the hierarchies of /proc/self/cgroup, in its order. */
+static int make_hierarchies(struct cv_cgroup *cg, const struct cv_cgroup_config *cfg, uint32_t mask,
+			    enum which_hierarchies which, size_t *chosen, cv_error_t *err)
+{
+	char buf[4096];
 	struct own_line lines[64];
 	bool want[64];
-	size_t nlines = 0, chosen = 0;
+	size_t nlines = 0;
+	if (read_self_cgroup(buf, sizeof(buf), lines, 64, &nlines, err) < 0)
+		return -1;
+	if (cfg->controllers)
+		select_hierarchies(lines, nlines, cg->layout, mask, want);
+	for (size_t i = 0; i < nlines; i++)
+		if ((!cfg->controllers || want[i]) &&
+		    (which == ALL_HIERARCHIES || lines[i].v2 == (which == V2_HIERARCHY)) &&
+		    make_hierarchy(cg, cfg, &lines[i], chosen, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Once every directory exists: the resources, and on a unified host the
+ * device program. */
+static int finish_create(struct cv_cgroup *cg, const struct cv_cgroup_config *cfg, size_t chosen, cv_error_t *err)
+{
+	if (cg->rootless_skipped && cg->n == 0)
+		cv_debug("rootless: no cgroup is delegated to uid %u: the container runs without one",
+			 (unsigned)geteuid());
+	else if (cg->rootless_skipped)
+		cv_debug("rootless: the container has cgroups only in the %zu hierarchies delegated to uid %u", cg->n,
+			 (unsigned)geteuid());
+	if (cfg->controllers && chosen == 0)
+		return cv_error_plain(
+			err, ENOENT, "annotation %s \"%s\": no cgroup hierarchy of this host holds a listed controller",
+			CV_CGROUP_ANNOTATION_CONTROLLERS, cfg->controllers);
+	if (apply(cg, cfg->resources, false, err) < 0)
+		return -1;
+	if (cg->layout == CV_CGROUP_UNIFIED && !cfg->rootless) {
+		struct cv_cg_dir *d = cv_cg_find(cg, "unified");
+		const oci_resources *res = cfg->resources;
+		cleanup_free oci_device_cgroup *extra = NULL;
+		size_t nnodes = 0;
+		if (d && cv_cg_node_device_rules(cfg->devices, cfg->devices_len, &extra, &nnodes, err) < 0)
+			return -1;
+		if (d) {
+			/* defaults first, then the nodes: one list after the spec's rules */
+			oci_device_cgroup *all = realloc(extra,
+							 (nnodes + cv_cg_default_device_rules_len) * sizeof(*all));
+			if (!all)
+				return cv_error(err, ENOMEM, "device rules");
+			extra = all;
+			memmove(all + cv_cg_default_device_rules_len, all, nnodes * sizeof(*all));
+			memcpy(all, cv_cg_default_device_rules, cv_cg_default_device_rules_len * sizeof(*all));
+			if (cv_cg_devices_bpf_attach(d->fd, res ? res->devices : NULL, res ? res->devices_len : 0, all,
+						     nnodes + cv_cg_default_device_rules_len, err) < 0)
+				return cv_error_prefix(err, "linux.resources.devices");
+		}
+	}
+	cg->node_devices = NULL;
+	cg->n_node_devices = 0;
+	return 0;
+}
+
+static void undo_create(struct cv_cgroup *cg)
+{
+	cv_error_t e = NULL;
+	if (cv_cgroup_destroy(cg, &e) < 0)
+		cv_warn("cleaning up after a failed cgroup setup: %s", e->msg);
+	cv_error_release(&e);
+}
+
+int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out, cv_error_t *err)
+{
 	struct cv_cgroup *cg;
 	enum cv_cgroup_layout layout;
-	bool absolute = cfg->cgroups_path && cfg->cgroups_path[0] == '/';
-	int r;
+	size_t chosen = 0;
 
 	uint32_t mask;
 	if (cfg->none && cfg->resources)
@@ -824,10 +961,8 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 	}
 	if (cfg->systemd)
 		return cv_cg_systemd_create(cfg, out, err);
-	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof(buf), lines, 64, &nlines, err) < 0)
+	if (cv_cgroup_layout(&layout, err) < 0)
 		return -1;
-	if (cfg->controllers)
-		select_hierarchies(lines, nlines, layout, mask, want);
 	cg = calloc(1, sizeof(*cg));
 	if (!cg)
 		return cv_error(err, ENOMEM, "cgroup");
@@ -839,121 +974,34 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 		free(cg);
 		return cv_error(err, ENOMEM, "cgroup");
 	}
-
-	for (size_t i = 0; i < nlines; i++) {
-		struct own_line *l = &lines[i];
-		cleanup_close int rootfd = -1;
-		cleanup_free char *rel = NULL;
-		cleanup_free char *full = NULL;
-		struct cv_cg_dir *d;
-
-		if (cfg->controllers && !want[i])
-			continue;
-		if (l->v2) {
-			if (layout == CV_CGROUP_LEGACY)
-				continue;
-			snprintf(root, sizeof(root), "%s", layout == CV_CGROUP_UNIFIED ? CGROUP_ROOT : UNIFIED_HYBRID);
-			rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		} else {
-			if (layout == CV_CGROUP_UNIFIED || !*l->controllers)
-				continue;
-			rootfd = open_v1_root(l->controllers, root, sizeof(root));
-		}
-		if (rootfd < 0) {
-			cv_debug("cgroup: hierarchy \"%s\" is not mounted at %s: %m", l->controllers, root);
-			continue;
-		}
-		chosen++;
-		if (cv_cg_resolve_path(l->path, cfg->cgroups_path, cfg->id, &rel, err) < 0)
-			goto fail;
-		if (asprintf(&full, "%s/%s", root, rel) < 0) {
-			full = NULL;
-			cv_error(err, ENOMEM, "cgroup path");
-			goto fail;
-		}
-		d = add_dir(cg, l->v2 ? "unified" : l->controllers, full, err);
-		if (!d)
-			goto fail;
-		d->unified = l->v2;
-		r = make_dirs(rootfd, root, rel, d, !l->v2 && key_has(l->controllers, "cpuset"), err);
-		if (r == 0 && l->v2 && layout == CV_CGROUP_UNIFIED) {
-			size_t own_len = 0;
-			if (!absolute) {
-				const char *o = l->path;
-				while (*o == '/')
-					o++;
-				own_len = strlen(o);
-			}
-			r = v2_enable_ancestors(rootfd, rel, own_len, err);
-		}
-		if (r == 0 && cv_cg_dir_fd(d, err) < 0)
-			r = -1;
-		if (r < 0) {
-			if (cfg->rootless && rootless_skippable((*err)->errnum) && !d->created) {
-				/* not delegated to us: runc's rootless rule, no cgroup */
-				cv_debug("rootless: no cgroup in %s: %s", d->path, (*err)->msg);
-				cv_error_release(err);
-				dir_clear(d);
-				cg->n--;
-				cg->rootless_skipped = true;
-				continue;
-			}
-			goto fail;
-		}
+	cg->v1_pending = cfg->v1_after_clone && layout != CV_CGROUP_UNIFIED;
+	if (make_hierarchies(cg, cfg, mask, cg->v1_pending ? V2_HIERARCHY : ALL_HIERARCHIES, &chosen, err) < 0 ||
+	    (cg->v1_pending ? (cg->chosen = chosen, 0) : finish_create(cg, cfg, chosen, err)) < 0) {
+		int r = cv_error_ret(*err);
+		undo_create(cg);
+		cv_cgroup_free(cg);
+		return r;
 	}
-	if (cg->rootless_skipped && cg->n == 0)
-		cv_debug("rootless: no cgroup is delegated to uid %u: the container runs without one",
-			 (unsigned)geteuid());
-	else if (cg->rootless_skipped)
-		cv_debug("rootless: the container has cgroups only in the %zu hierarchies delegated to uid %u", cg->n,
-			 (unsigned)geteuid());
-	if (cfg->controllers && chosen == 0) {
-		cv_error_plain(err, ENOENT,
-			       "annotation %s \"%s\": no cgroup hierarchy of this host holds a listed controller",
-			       CV_CGROUP_ANNOTATION_CONTROLLERS, cfg->controllers);
-		goto fail;
-	}
-	if (apply(cg, cfg->resources, false, err) < 0)
-		goto fail;
-	if (cg->layout == CV_CGROUP_UNIFIED && !cfg->rootless) {
-		struct cv_cg_dir *d = cv_cg_find(cg, "unified");
-		const oci_resources *res = cfg->resources;
-		cleanup_free oci_device_cgroup *extra = NULL;
-		size_t nnodes = 0;
-		if (d && cv_cg_node_device_rules(cfg->devices, cfg->devices_len, &extra, &nnodes, err) < 0)
-			goto fail;
-		if (d) {
-			/* defaults first, then the nodes: one list after the spec's rules */
-			oci_device_cgroup *all = realloc(extra,
-							 (nnodes + cv_cg_default_device_rules_len) * sizeof(*all));
-			if (!all) {
-				cv_error(err, ENOMEM, "device rules");
-				goto fail;
-			}
-			extra = all;
-			memmove(all + cv_cg_default_device_rules_len, all, nnodes * sizeof(*all));
-			memcpy(all, cv_cg_default_device_rules, cv_cg_default_device_rules_len * sizeof(*all));
-			if (cv_cg_devices_bpf_attach(d->fd, res ? res->devices : NULL, res ? res->devices_len : 0, all,
-						     nnodes + cv_cg_default_device_rules_len, err) < 0) {
-				cv_error_prefix(err, "linux.resources.devices");
-				goto fail;
-			}
-		}
-	}
-	cg->node_devices = NULL;
-	cg->n_node_devices = 0;
 	*out = cg;
 	return 0;
-
-fail : {
-	cv_error_t e = NULL;
-	r = cv_error_ret(*err);
-	if (cv_cgroup_destroy(cg, &e) < 0)
-		cv_warn("cleaning up after a failed cgroup setup: %s", e->msg);
-	cv_error_release(&e);
-	cv_cgroup_free(cg);
-	return r;
 }
+
+bool cv_cgroup_v1_pending(const struct cv_cgroup *cg)
+{
+	return cg && cg->v1_pending;
+}
+
+int cv_cgroup_create_v1(struct cv_cgroup *cg, const struct cv_cgroup_config *cfg, cv_error_t *err)
+{
+	if (!cg || !cg->v1_pending)
+		return 0;
+	uint32_t mask;
+	size_t chosen = cg->chosen;
+	cg->v1_pending = false;
+	if (config_mask(cfg, &mask, err) < 0 || make_hierarchies(cg, cfg, mask, V1_HIERARCHIES, &chosen, err) < 0 ||
+	    finish_create(cg, cfg, chosen, err) < 0)
+		return -1;
+	return 0;
 }
 
 int cv_cgroup_enter(struct cv_cgroup *cg, pid_t pid, cv_error_t *err)
@@ -1025,21 +1073,27 @@ int cv_cgroup_self_join_open(struct cv_cgroup *cg, struct cv_cgroup_self_join *j
 	return 0;
 }
 
+int cv_cgroup_self_join_one(int tasks, const char *path, bool rootless, cv_error_t *err)
+{
+	/* "0": the writer itself, as one thread; the kernel then skips the
+	 * global threadgroup lock (its write side waits out an RCU grace
+	 * period, ~10 ms, on every pid written from outside). */
+	if (write(tasks, "0", 1) != 1) {
+		int e = errno;
+		if (rootless && rootless_skippable(e)) {
+			cv_debug("rootless: not joining cgroup %s: %s", path, strerror(e));
+			return 0;
+		}
+		return cv_error(err, e, "join cgroup `%s`: write tasks \"0\"", path);
+	}
+	return 0;
+}
+
 int cv_cgroup_self_join(struct cv_cgroup_self_join *j, cv_error_t *err)
 {
-	for (size_t i = 0; i < j->n; i++) {
-		/* "0": the writer itself, as one thread; the kernel then skips the
-		 * global threadgroup lock (its write side waits out an RCU grace
-		 * period, ~10 ms, on every pid written from outside). */
-		if (write(j->fd[i], "0", 1) != 1) {
-			int e = errno;
-			if (j->rootless && rootless_skippable(e)) {
-				cv_debug("rootless: not joining cgroup %s: %s", j->path[i], strerror(e));
-				continue;
-			}
-			return cv_error(err, e, "join cgroup `%s`: write tasks \"0\"", j->path[i]);
-		}
-	}
+	for (size_t i = 0; i < j->n; i++)
+		if (cv_cgroup_self_join_one(j->fd[i], j->path[i], j->rootless, err) < 0)
+			return -1;
 	cv_cgroup_self_join_close(j);
 	for (size_t i = 0; j->cg && i < j->cg->n; i++) {
 		struct cv_cg_dir *d = &j->cg->dirs[i];

@@ -98,6 +98,13 @@ struct cv_cgroup_config {
 	 * to read): the cgroup made is empty, as a rootless one without
 	 * delegation; resources must be NULL */
 	bool none;
+	/* On a host with v1 hierarchies (hybrid, legacy): cv_cgroup_create
+	 * makes only the v2 directory, for clone3(CLONE_INTO_CGROUP), and
+	 * cv_cgroup_create_v1 the v1 ones and the resources once the
+	 * container process exists, while it prepares its root (~0.4 ms of
+	 * mkdir in ten hierarchies off the path to the program). The process
+	 * joins them itself (cv_cgroup_self_join_open, sent to it). */
+	bool v1_after_clone;
 };
 
 /* Everything cv_cgroup_create would refuse about cfg->controllers (names,
@@ -109,6 +116,12 @@ int cv_cgroup_config_validate(const struct cv_cgroup_config *cfg, cv_error_t *er
 /* Creates the directories (recording which ones cvisor made) and applies the
  * resources. On failure nothing it created is left behind. */
 int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out, cv_error_t *err);
+/* The v1 directories and the resources deferred by
+ * cv_cgroup_config.v1_after_clone (nothing otherwise). On failure the
+ * caller destroys cg, as after any failure once the process exists. */
+int cv_cgroup_create_v1(struct cv_cgroup *cg, const struct cv_cgroup_config *cfg, cv_error_t *err);
+/* Whether cv_cgroup_create_v1 has directories to make. */
+bool cv_cgroup_v1_pending(const struct cv_cgroup *cg);
 /* Moves pid into every directory of the container's cgroup. */
 int cv_cgroup_enter(struct cv_cgroup *cg, pid_t pid, cv_error_t *err);
 /* An O_RDONLY|O_DIRECTORY fd of the v2 directory in any layout (hybrid's
@@ -135,6 +148,8 @@ int cv_cgroup_self_join_open(struct cv_cgroup *cg, struct cv_cgroup_self_join *j
  * fds: the container process keeps no host directory open (a way out of
  * the rootfs, CVE-2024-21626). */
 int cv_cgroup_self_join(struct cv_cgroup_self_join *j, cv_error_t *err);
+/* One `tasks` file of them (PATH: its directory, for messages). */
+int cv_cgroup_self_join_one(int tasks, const char *path, bool rootless, cv_error_t *err);
 void cv_cgroup_self_join_close(struct cv_cgroup_self_join *j);
 
 /* Persisting: the directories as "hierarchy" -> absolute path pairs (keys are

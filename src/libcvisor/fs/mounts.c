@@ -1082,6 +1082,13 @@ static int tmpfs_cover_mode(int rootfd, const oci_mount *m, struct parsed_opts *
 	return 0;
 }
 
+/* A cgroup filesystem: rooted at the container's cgroup (its cgroup
+ * namespace, or its directories bound), which must exist and hold it. */
+static bool shows_cgroups(const oci_mount *m, const struct parsed_opts *p)
+{
+	return !p->bind && m->type && (strcmp(m->type, "cgroup") == 0 || strcmp(m->type, "cgroup2") == 0);
+}
+
 int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *cfg, cv_error_t *err)
 {
 	struct parsed_opts p __attribute__((cleanup(parsed_free)));
@@ -1097,6 +1104,8 @@ int cv_mount_one(int rootfd, const oci_mount *m, const struct cv_rootfs_config *
 		return do_remount(rootfd, m, &p, err);
 	if (!p.bind && !type)
 		return cv_error(err, EINVAL, "mount `%s`: no type and not a bind mount", m->destination);
+	if (cfg->cgroup_ready && shows_cgroups(m, &p) && cfg->cgroup_ready(cfg->cgroup_ready_arg, err) < 0)
+		return -1;
 
 	cleanup_close int tree = -1;
 	bool is_file = false, attrs_done = false;

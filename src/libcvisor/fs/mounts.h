@@ -45,6 +45,10 @@ struct cv_rootfs_config {
 	 * before a mount that shows it (sysfs), or NULL. */
 	int (*net_ready)(void *arg, cv_error_t *err);
 	void *net_ready_arg;
+	/* The v1 cgroups still in the making (cv_cgroup_config.v1_after_clone):
+	 * called before a mount of a cgroup filesystem, or NULL. */
+	int (*cgroup_ready)(void *arg, cv_error_t *err);
+	void *cgroup_ready_arg;
 };
 
 /* Bind mounts when the container has a user namespace, taken by the

@@ -435,12 +435,17 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 		/* the hierarchies to join (cgroups.h) */
 		.controllers = oci_kv_get(&spec->annotations, CV_CGROUP_ANNOTATION_CONTROLLERS),
 		.none = L->no_cgroup,
+		/* the child learns of the v1 directories after the CONTINUE of
+		 * the namespace handshake: not when that carries the hooks' state */
+		.v1_after_clone = !(spec->hooks &&
+				    (spec->hooks->create_container.len || spec->hooks->start_container.len)),
 	};
 	return cv_cgroup_config_validate(&w->cgc, err);
 }
 
 /* What the container stands on before its process exists: its state
- * directory (none for a transient run) with the config copy, its cgroup,
+ * directory (none for a transient run) with the config copy, its cgroup
+ * (where v1 hierarchies exist only its v2 directory, see send_late_cgroups),
  * the exec fifo, the sync socket, and the sources of idmapped mounts. */
 static int launch_record(const struct cvisor_context *ctx, const char *id, struct launch *L, struct launch_work *w,
 			 cv_error_t *err)
@@ -505,7 +510,8 @@ static int launch_record(const struct cvisor_context *ctx, const char *id, struc
 
 /* The cloned child: cv_child_main with what it needs, never returns. */
 __attribute__((noreturn)) static void launch_child(const char *id, const struct launch *L, struct launch_work *w,
-						   bool cloned_new_ns, bool late_cgroupns, bool late_netns)
+						   bool cloned_new_ns, bool late_cgroupns, bool late_netns,
+						   bool late_cgroups)
 {
 	const struct cvisor_create_options *opts = L->opts;
 	struct cv_container *c = L->c;
@@ -539,6 +545,7 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 		.listen_fds = listen > 0 ? listen : 0,
 		.cgroup_join = &w->cgjoin,
 		.unshare_cgroupns = late_cgroupns,
+		.cgroup_late = late_cgroups,
 		.mount_fds = w->idmap_fds,
 		.pruned = &w->pruned,
 		.die_with_parent = L->transient,
@@ -597,7 +604,8 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 	};
 	int ufd = cv_cgroup_clone_fd(L->c->cg);
 	w->v2 = w->into_cgroup = ufd >= 0;
-	bool late_cgroupns = clone_all && (flags & CLONE_NEWCGROUP) && (w->into_cgroup || w->cgjoin.n > 0);
+	bool v1_late = cv_cgroup_v1_pending(L->c->cg);
+	bool late_cgroupns = clone_all && (flags & CLONE_NEWCGROUP) && (w->into_cgroup || w->cgjoin.n > 0 || v1_late);
 	if (w->into_cgroup) {
 		ca.flags |= CLONE_INTO_CGROUP;
 		ca.cgroup = (uint64_t)ufd;
@@ -618,7 +626,7 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 		w->into_cgroup = false;
 		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
 		ca.cgroup = 0;
-		if (late_cgroupns && w->cgjoin.n == 0) {
+		if (late_cgroupns && w->cgjoin.n == 0 && !v1_late) {
 			late_cgroupns = false;
 			ca.flags |= CLONE_NEWCGROUP;
 		}
@@ -629,7 +637,7 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 	 * it the state for its hooks; otherwise a round trip saved (~0.13 ms). */
 	w->handshake = (plan->new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !w->early || (!w->into_cgroup && w->v2);
 	if (pid == 0)
-		launch_child(id, L, w, clone_all, late_cgroupns, late_netns);
+		launch_child(id, L, w, clone_all, late_cgroupns, late_netns, v1_late);
 	int clone_errno = errno;
 	ns_restore(&saved);
 	if (pid < 0)
@@ -697,6 +705,22 @@ static int hook_states(oci_state *st, char **out, size_t *len, cv_error_t *err)
 	return 0;
 }
 
+/* cv_cgroup_config.v1_after_clone: the directories, then their `tasks`
+ * files to the child, one message each and one without a file last (see
+ * join_late_cgroups in process.c). */
+static int send_late_cgroups(struct launch_work *w, struct cv_cgroup *cg, cv_error_t *err)
+{
+	struct cv_cgroup_self_join j;
+	int r = cv_cgroup_create_v1(cg, &w->cgc, err);
+	if (r < 0 || (r = cv_cgroup_self_join_open(cg, &j, err)) < 0)
+		return r;
+	for (size_t i = 0; i < j.n && r == 0; i++)
+		r = cv_sync_send(w->sock_parent, CV_SYNC_CGROUP, j.rootless, j.path[i], strlen(j.path[i]), j.fd[i],
+				 err);
+	cv_cgroup_self_join_close(&j);
+	return r < 0 ? r : cv_sync_send(w->sock_parent, CV_SYNC_CGROUP, 0, NULL, 0, -1, err);
+}
+
 /* Everything the child needs from us between its clone and READY, in the
  * order it asks: its cgroup (when the clone could not place it), id maps
  * and time offsets, the state for its hooks, the prestart and
@@ -728,6 +752,9 @@ static int launch_handshake(const struct cvisor_context *ctx, const char *id, st
 	 * the record is built while it prepares its root (it waited ~0.1 ms
 	 * for the passwd lookup, the clock and /proc reads below). */
 	if (w->handshake && w->early && (r = cv_sync_send(w->sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
+		return r;
+	/* the v1 cgroups while the child prepares its root */
+	if (cv_cgroup_v1_pending(c->cg) && (r = send_late_cgroups(w, c->cg, err)) < 0)
 		return r;
 	/* before the record takes the config's annotations */
 	if (L->while_setup)

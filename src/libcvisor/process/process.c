@@ -117,6 +117,36 @@ static int net_ready(void *arg, cv_error_t *err)
 	return cv_netns_maker_join(arg, err);
 }
 
+/* cv_rootfs_config.cgroup_ready: the v1 cgroups made after the clone, their
+ * `tasks` files one message each, then one without a file; the cgroup
+ * namespace only after, so that it is rooted at them. */
+struct late_cgroups {
+	const struct cv_child_config *c;
+	bool joined;
+};
+
+static int join_late_cgroups(void *arg, cv_error_t *err)
+{
+	struct late_cgroups *l = arg;
+	if (l->joined)
+		return 0;
+	l->joined = true;
+	for (;;) {
+		struct cv_sync_msg m = { .fd = -1 };
+		if (cv_sync_expect(l->c->sync_fd, CV_SYNC_CGROUP, &m, err) < 0)
+			return -1;
+		int r = m.fd < 0 ? 1 : cv_cgroup_self_join_one(m.fd, m.payload ? m.payload : "", m.errnum != 0, err);
+		cv_sync_msg_release(&m);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			break;
+	}
+	if (l->c->unshare_cgroupns && unshare(CLONE_NEWCGROUP) < 0)
+		return cv_error_errno(err, "unshare cgroup namespace");
+	return 0;
+}
+
 /* create's own part: namespaces, hostname, the root filesystem, the
  * console, the createContainer hooks and sysctl. What the startContainer
  * hooks get is left in *start_state. */
@@ -134,7 +164,8 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 		if (r < 0)
 			return r;
 	}
-	if (c->unshare_cgroupns && unshare(CLONE_NEWCGROUP) < 0)
+	struct late_cgroups late = { .c = c, .joined = !c->cgroup_late };
+	if (c->unshare_cgroupns && !c->cgroup_late && unshare(CLONE_NEWCGROUP) < 0)
 		return cv_error_errno(err, "unshare cgroup namespace");
 	if (!c->cloned_new_ns) {
 		r = cv_ns_join(plan, err);
@@ -242,9 +273,15 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 		.pruned = c->pruned,
 		.net_ready = c->late_netns ? net_ready : NULL,
 		.net_ready_arg = &net,
+		.cgroup_ready = c->cgroup_late ? join_late_cgroups : NULL,
+		.cgroup_ready_arg = &late,
 	};
 	cleanup_close int console_master = -1, console_slave = -1;
 	r = cv_rootfs_prepare(&rc, err);
+	if (r < 0)
+		return r;
+	/* no cgroup filesystem asked for them: now, before the hooks */
+	r = join_late_cgroups(&late, err);
 	if (r < 0)
 		return r;
 	/* The pty comes from the container's own devpts (mounted just now),

@@ -31,7 +31,11 @@ struct cv_child_config {
 	int listen_fds;   /* LISTEN_FDS passed through from the caller */
 	/* v1 cgroup directories joined by the child first thing (may be NULL) */
 	struct cv_cgroup_self_join *cgroup_join;
-	bool unshare_cgroupns;                 /* CLONE_NEWCGROUP left to the child, after the join */
+	bool unshare_cgroupns; /* CLONE_NEWCGROUP left to the child, after the join */
+	/* the v1 directories come later over sync_fd (CV_SYNC_CGROUP, see
+	 * cv_cgroup_config.v1_after_clone): joined before a cgroup filesystem
+	 * is mounted or, without one, once the mounts are done */
+	bool cgroup_late;
 	const int *mount_fds;                  /* cv_rootfs_idmap_prepare's fds, or NULL */
 	const struct cv_rootfs_pruned *pruned; /* cv_rootfs_pruned_prepare's, or NULL */
 	bool die_with_parent;                  /* SIGKILL when the runtime dies (cvisor do) */

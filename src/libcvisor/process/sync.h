@@ -26,6 +26,8 @@ enum cv_sync_type {
 	CV_SYNC_LOG,          /* helper -> library: errnum = level, payload = the line */
 	CV_SYNC_EXIT,         /* helper -> library, last: errnum = its exit status */
 	CV_SYNC_KEEPER_READY, /* sandbox keeper -> library: the root is mounted (sandbox/keeper.h) */
+	CV_SYNC_CGROUP,       /* parent -> child: fd = a v1 `tasks` file to join (errnum: rootless,
+			       * payload: its directory), or none: the last one was sent */
 };
 
 /* Payloads are bounded: the state JSON hooks read is the largest one. */
