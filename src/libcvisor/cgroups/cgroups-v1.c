@@ -332,13 +332,44 @@ const oci_device_cgroup cv_cg_default_device_rules[] = {
 const size_t cv_cg_default_device_rules_len = sizeof(cv_cg_default_device_rules) /
 					      sizeof(cv_cg_default_device_rules[0]);
 
-static int device_rule(struct cv_cg_dir *d, const oci_device_cgroup *r, cv_error_t *err)
+/* devices.allow and devices.deny, each opened once for all its rules (a
+ * rule a write(2)): a dozen kernfs opens saved per container. */
+struct device_files {
+	int fd[2]; /* deny, allow; -1 until the first rule */
+};
+
+static void device_files_close(struct device_files *f)
+{
+	for (int i = 0; i < 2; i++)
+		cv_closep(&f->fd[i]);
+}
+
+static int device_write(struct cv_cg_dir *d, struct device_files *f, bool allow, const char *line, cv_error_t *err)
+{
+	const char *file = allow ? "devices.allow" : "devices.deny";
+	int *fd = &f->fd[allow];
+	if (*fd < 0) {
+		int dfd = cv_cg_dir_fd(d, err);
+		if (dfd < 0)
+			return dfd;
+		*fd = openat(dfd, file, O_WRONLY | O_CLOEXEC);
+		if (*fd < 0)
+			return cv_error_errno(err, "write %s \"%s\"", file, line);
+	}
+	size_t len = strlen(line);
+	if (write(*fd, line, len) != (ssize_t)len)
+		return cv_error_errno(err, "write %s \"%s\"", file, line);
+	cv_debug("cgroup: %s/%s = %s", d->path, file, line);
+	return 0;
+}
+
+static int device_rule(struct cv_cg_dir *d, struct device_files *f, const oci_device_cgroup *r, cv_error_t *err)
 {
 	char line[64];
 
 	if (cv_cg_fmt_device_rule(r, line, sizeof(line), err) < 0)
 		return -1;
-	return cv_cg_write(d, r->allow ? "devices.allow" : "devices.deny", line, err);
+	return device_write(d, f, r->allow, line, err);
 }
 
 static int devices(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err)
@@ -354,15 +385,16 @@ static int devices(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err
 					      cv_cg_missing_why(cg, "devices", why, sizeof(why)));
 		return 0;
 	}
+	__attribute__((cleanup(device_files_close))) struct device_files f = { { -1, -1 } };
 	/* Deny everything, then the container's rules in order (later ones
 	 * win), then the nodes every container needs. */
-	if (cv_cg_write(d, "devices.deny", "a", err) < 0)
+	if (device_write(d, &f, false, "a", err) < 0)
 		return -1;
 	for (size_t i = 0; r && i < r->devices_len; i++)
-		if (device_rule(d, &r->devices[i], err) < 0)
+		if (device_rule(d, &f, &r->devices[i], err) < 0)
 			return -1;
 	for (size_t i = 0; i < cv_cg_default_device_rules_len; i++)
-		if (device_rule(d, &cv_cg_default_device_rules[i], err) < 0)
+		if (device_rule(d, &f, &cv_cg_default_device_rules[i], err) < 0)
 			return -1;
 	if (cg->n_node_devices) {
 		cleanup_free oci_device_cgroup *nodes = NULL;
@@ -370,7 +402,7 @@ static int devices(struct cv_cgroup *cg, const oci_resources *r, cv_error_t *err
 		if (cv_cg_node_device_rules(cg->node_devices, cg->n_node_devices, &nodes, &n, err) < 0)
 			return -1;
 		for (size_t i = 0; i < n; i++)
-			if (device_rule(d, &nodes[i], err) < 0)
+			if (device_rule(d, &f, &nodes[i], err) < 0)
 				return -1;
 	}
 	return 0;
