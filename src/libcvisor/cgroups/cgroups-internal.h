@@ -39,8 +39,10 @@ struct cv_cgroup {
 	bool sd_user;
 	pid_t sd_holder;
 	/* cv_cgroup_config.v1_after_clone: the v1 directories are still to
-	 * make (cv_cgroup_create_v1); chosen: the hierarchies found so far */
+	 * make (cv_cgroup_create_v1); the controllers list parsed, and the
+	 * hierarchies found so far */
 	bool v1_pending;
+	uint32_t mask;
 	size_t chosen;
 };
 /* The device rules for linux.devices nodes (c/b/u; fifos need none): *out is

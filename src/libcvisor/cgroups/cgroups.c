@@ -975,9 +975,15 @@ int cv_cgroup_create(const struct cv_cgroup_config *cfg, struct cv_cgroup **out,
 		return cv_error(err, ENOMEM, "cgroup");
 	}
 	cg->v1_pending = cfg->v1_after_clone && layout != CV_CGROUP_UNIFIED;
-	if (make_hierarchies(cg, cfg, mask, cg->v1_pending ? V2_HIERARCHY : ALL_HIERARCHIES, &chosen, err) < 0 ||
-	    (cg->v1_pending ? (cg->chosen = chosen, 0) : finish_create(cg, cfg, chosen, err)) < 0) {
-		int r = cv_error_ret(*err);
+	int r = make_hierarchies(cg, cfg, mask, cg->v1_pending ? V2_HIERARCHY : ALL_HIERARCHIES, &chosen, err);
+	if (r == 0 && cg->v1_pending) {
+		cg->mask = mask;
+		cg->chosen = chosen;
+	} else if (r == 0) {
+		r = finish_create(cg, cfg, chosen, err);
+	}
+	if (r < 0) {
+		r = cv_error_ret(*err);
 		undo_create(cg);
 		cv_cgroup_free(cg);
 		return r;
@@ -995,10 +1001,9 @@ int cv_cgroup_create_v1(struct cv_cgroup *cg, const struct cv_cgroup_config *cfg
 {
 	if (!cg || !cg->v1_pending)
 		return 0;
-	uint32_t mask;
 	size_t chosen = cg->chosen;
 	cg->v1_pending = false;
-	if (config_mask(cfg, &mask, err) < 0 || make_hierarchies(cg, cfg, mask, V1_HIERARCHIES, &chosen, err) < 0 ||
+	if (make_hierarchies(cg, cfg, cg->mask, V1_HIERARCHIES, &chosen, err) < 0 ||
 	    finish_create(cg, cfg, chosen, err) < 0)
 		return -1;
 	return 0;

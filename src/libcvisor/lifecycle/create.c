@@ -413,6 +413,9 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 				      "root.path `/`: the host's root needs a mount namespace of its "
 				      "own (linux.namespaces has no mount)");
 
+	/* without hooks that take the state, the child goes on once its
+	 * namespaces exist (see launch_handshake) */
+	w->early = !(spec->hooks && (spec->hooks->create_container.len || spec->hooks->start_container.len));
 	if (spec->linux_ && spec->linux_->seccomp) {
 		r = cv_seccomp_compile(spec->linux_->seccomp, &w->seccomp, err);
 		if (r < 0)
@@ -437,8 +440,7 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 		.none = L->no_cgroup,
 		/* the child learns of the v1 directories after the CONTINUE of
 		 * the namespace handshake: not when that carries the hooks' state */
-		.v1_after_clone = !(spec->hooks &&
-				    (spec->hooks->create_container.len || spec->hooks->start_container.len)),
+		.v1_after_clone = w->early,
 	};
 	return cv_cgroup_config_validate(&w->cgc, err);
 }
@@ -566,7 +568,6 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 static int launch_clone(const char *id, struct launch *L, struct launch_work *w, cv_error_t *err)
 {
 	const struct cv_ns_plan *plan = &w->plan;
-	const oci_hooks *hooks = L->spec->hooks;
 	struct ns_save saved = { .n = 0 };
 	int r;
 
@@ -615,7 +616,6 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 	bool late_netns = clone_all && (flags & CLONE_NEWNET);
 	if (late_netns)
 		ca.flags &= ~(uint64_t)CLONE_NEWNET;
-	w->early = !(hooks && (hooks->create_container.len || hooks->start_container.len));
 	fflush(NULL);
 	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	/* Any refusal of CLONE_INTO_CGROUP (old kernel, a rootless caller
