@@ -1200,13 +1200,26 @@ bool cv_spec_binds_dev(const oci_spec *spec)
 
 /* ---- cgroup v1 layout: a tmpfs with one entry per hierarchy ---- */
 
+/* The strings point into the mountinfo text the list was parsed from. */
 struct cg_hier {
-	char mountpoint[PATH_MAX]; /* host mount point */
-	char root[PATH_MAX];       /* mount's root inside the hierarchy */
-	char name[256];            /* entry under the tmpfs: "cpu,cpuacct", "unified" */
-	char opts[256];            /* controllers for a fresh mount ("cpu,cpuacct", "name=systemd") */
+	const char *mountpoint; /* host mount point */
+	const char *root;       /* mount's root inside the hierarchy */
+	const char *name;       /* entry under the tmpfs: "cpu,cpuacct", "unified" */
+	const char *opts;       /* controllers for a fresh mount ("cpu,cpuacct", "name=systemd"); "" for v2 */
 	bool v2;
 };
+
+struct cg_hiers {
+	char *text;
+	struct cg_hier *v;
+	size_t n;
+};
+
+static void cg_hiers_free(struct cg_hiers *h)
+{
+	free(h->v);
+	free(h->text);
+}
 
 /* Our cgroup path in the hierarchy whose /proc/self/cgroup controller
  * list is CTRL ("" for v2). */
@@ -1251,72 +1264,88 @@ void cv_mountinfo_unescape(char *s)
 	*w = '\0';
 }
 
-static int list_hierarchies(struct cg_hier **out, size_t *nout, cv_error_t *err)
+/* Cuts LINE at spaces in place: up to MAX fields, returns how many. */
+static size_t split_fields(char *line, char **f, size_t max)
 {
-	cleanup_free char *mi = cv_read_small("/proc/self/mountinfo", err);
-	if (!mi)
-		return -1;
-	struct cg_hier *v = NULL;
 	size_t n = 0;
-	for (char *line = mi, *next; line && *line; line = next) {
+	for (char *save = NULL, *t = strtok_r(line, " ", &save); t && n < max; t = strtok_r(NULL, " ", &save))
+		f[n++] = t;
+	return n;
+}
+
+/* The controllers of a v1 super-block option list: the options minus
+ * rw/ro and such, compacted in place. */
+static void keep_controllers(char *super)
+{
+	static const char *const skip[] = { "rw",    "ro",         "clone_children", "noprefix",
+					    "xattr", "nsdelegate", "cpuset_v2_mode", "favordynmods" };
+	char *w = super;
+	for (char *save = NULL, *tok = strtok_r(super, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool drop = strncmp(tok, "release_agent", 13) == 0;
+		for (size_t i = 0; !drop && i < sizeof(skip) / sizeof(skip[0]); i++)
+			drop = strcmp(tok, skip[i]) == 0;
+		if (drop)
+			continue;
+		if (w != super)
+			*w++ = ',';
+		size_t l = strlen(tok);
+		memmove(w, tok, l);
+		w += l;
+	}
+	*w = '\0';
+}
+
+/* The cgroup hierarchies of /proc/self/mountinfo, one entry each (a bind
+ * mount of one already seen is skipped). Parsed in place: the text stays
+ * with the list, so nothing is copied per entry. */
+static int list_hierarchies(struct cg_hiers *out, cv_error_t *err)
+{
+	out->text = cv_read_small("/proc/self/mountinfo", err);
+	if (!out->text)
+		return -1;
+	size_t cap = 0;
+	for (char *line = out->text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		char *sep = strstr(line, " - ");
-		if (!sep)
+		/* id parent dev root mountpoint options [optional...] - fstype source super */
+		char *f[32];
+		size_t nf = split_fields(line, f, sizeof(f) / sizeof(f[0]));
+		size_t dash = 6;
+		while (dash < nf && strcmp(f[dash], "-") != 0)
+			dash++;
+		if (dash + 3 >= nf)
 			continue;
-		char fstype[32], super[512];
-		if (sscanf(sep + 3, "%31s %*s %511s", fstype, super) != 2)
-			continue;
+		const char *fstype = f[dash + 1];
 		bool v2 = strcmp(fstype, "cgroup2") == 0;
 		if (!v2 && strcmp(fstype, "cgroup") != 0)
 			continue;
-		char root[PATH_MAX], mp[PATH_MAX];
-		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, mp) != 2)
-			continue;
-		cv_mountinfo_unescape(root);
-		cv_mountinfo_unescape(mp);
-		/* controllers: the super options minus rw/ro and such */
-		char ctrl[256] = "";
-		if (!v2) {
-			size_t cl = 0;
-			char *save = NULL;
-			for (char *tok = strtok_r(super, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (strcmp(tok, "rw") == 0 || strcmp(tok, "ro") == 0 ||
-				    strncmp(tok, "release_agent", 13) == 0 || strcmp(tok, "clone_children") == 0 ||
-				    strcmp(tok, "noprefix") == 0 || strcmp(tok, "xattr") == 0 ||
-				    strcmp(tok, "nsdelegate") == 0 || strcmp(tok, "cpuset_v2_mode") == 0 ||
-				    strcmp(tok, "favordynmods") == 0)
-					continue;
-				cl += (size_t)snprintf(ctrl + cl, sizeof(ctrl) - cl, "%s%s", cl ? "," : "", tok);
-				if (cl >= sizeof(ctrl))
-					break;
-			}
-		}
-		/* one entry per hierarchy: skip duplicates (bind mounts of it) */
+		char *super = f[dash + 3];
+		if (v2)
+			super[0] = '\0';
+		else
+			keep_controllers(super);
 		bool dup = false;
-		for (size_t i = 0; i < n; i++)
-			if (v[i].v2 == v2 && strcmp(v[i].opts, ctrl) == 0)
-				dup = true;
+		for (size_t i = 0; i < out->n && !dup; i++)
+			dup = out->v[i].v2 == v2 && strcmp(out->v[i].opts, super) == 0;
 		if (dup)
 			continue;
-		struct cg_hier *nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv) {
-			free(v);
-			return cv_error(err, ENOMEM, "cgroup hierarchies");
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct cg_hier *nv = reallocarray(out->v, cap, sizeof(*nv));
+			if (!nv)
+				return cv_error(err, ENOMEM, "cgroup hierarchies");
+			out->v = nv;
 		}
-		v = nv;
-		struct cg_hier *h = &v[n++];
-		memset(h, 0, sizeof(*h));
-		h->v2 = v2;
-		snprintf(h->mountpoint, sizeof(h->mountpoint), "%s", mp);
-		snprintf(h->root, sizeof(h->root), "%s", root);
-		snprintf(h->opts, sizeof(h->opts), "%s", ctrl);
-		const char *base = strrchr(mp, '/');
-		snprintf(h->name, sizeof(h->name), "%.255s", base ? base + 1 : mp);
+		cv_mountinfo_unescape(f[3]);
+		cv_mountinfo_unescape(f[4]);
+		const char *base = strrchr(f[4], '/');
+		out->v[out->n++] = (struct cg_hier){ .mountpoint = f[4],
+						     .root = f[3],
+						     .name = base ? base + 1 : f[4],
+						     .opts = super,
+						     .v2 = v2 };
 	}
-	*out = v;
-	*nout = n;
 	return 0;
 }
 
@@ -1336,10 +1365,11 @@ static int cgroup_attach_all(int rootfd, int destfd, const oci_mount *m, const s
 	if (cv_attach_mount(tmp, destfd, "cgroup", m->destination, err) < 0)
 		return -1;
 
-	cleanup_free struct cg_hier *h = NULL;
-	size_t nh = 0;
-	if (list_hierarchies(&h, &nh, err) < 0)
+	__attribute__((cleanup(cg_hiers_free))) struct cg_hiers hs = { 0 };
+	if (list_hierarchies(&hs, err) < 0)
 		return -1;
+	const struct cg_hier *h = hs.v;
+	size_t nh = hs.n;
 	cleanup_free char *cgfile = cv_read_small("/proc/self/cgroup", err);
 	if (!cgfile)
 		return -1;
