@@ -22,6 +22,8 @@
 #include <sys/syscall.h>
 
 #include "exe-guard.h"
+/* the binary's include path has no library folder */
+#include "../base/raw-syscall.h"
 
 /* The kernel enters with %rsp at argc and %rdx at the dynamic linker's
  * fini function (0 for a static binary), as _start expects them: both are
@@ -43,19 +45,6 @@ __asm__(".text\n"
 
 #define NO_LIBC __attribute__((no_stack_protector))
 
-static NO_LIBC inline long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	long ret;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
 void cv_early_exec(uintptr_t *sp);
 
 NO_LIBC void cv_early_exec(uintptr_t *sp)
@@ -66,30 +55,31 @@ NO_LIBC void cv_early_exec(uintptr_t *sp)
 	enum cv_guard_verb verb = cv_guard_verb(argc, argv);
 	if (verb == CV_GUARD_VERB_OTHER)
 		return;
-	long exe = sys6(SYS_openat, AT_FDCWD, (long)"/proc/self/exe", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	long exe = cv_raw_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/exe", O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	if (exe < 0)
 		return;
 	/* already a sealed copy or on a read-only mount: nothing to do */
 	struct statfs sf;
-	long seals = sys6(SYS_fcntl, exe, F_GET_SEALS, 0, 0, 0, 0);
-	bool ok = seals < 0 && sys6(SYS_fstatfs, exe, (long)&sf, 0, 0, 0, 0) == 0;
+	long seals = cv_raw_syscall6(SYS_fcntl, exe, F_GET_SEALS, 0, 0, 0, 0);
+	bool ok = seals < 0 && cv_raw_syscall6(SYS_fstatfs, exe, (long)&sf, 0, 0, 0, 0) == 0;
 	if (cv_guard_image_safe(seals, ok, ok ? (unsigned long)sf.f_flags : 0)) {
-		sys6(SYS_close, exe, 0, 0, 0, 0, 0);
+		cv_raw_syscall6(SYS_close, exe, 0, 0, 0, 0, 0);
 		return;
 	}
 	/* a sandbox's program cannot write a root-owned image (the ACL's
 	 * absence reads ENODATA, or EOPNOTSUPP where there are none) */
 	struct stat st;
-	if (verb == CV_GUARD_VERB_SANDBOX && sys6(SYS_fstat, exe, (long)&st, 0, 0, 0, 0) == 0) {
-		long acl = sys6(SYS_fgetxattr, exe, (long)"system.posix_acl_access", 0, 0, 0, 0);
+	if (verb == CV_GUARD_VERB_SANDBOX && cv_raw_syscall6(SYS_fstat, exe, (long)&st, 0, 0, 0, 0) == 0) {
+		long acl = cv_raw_syscall6(SYS_fgetxattr, exe, (long)"system.posix_acl_access", 0, 0, 0, 0);
 		if ((acl == -ENODATA || acl == -EOPNOTSUPP) &&
 		    cv_guard_sandbox_image_safe(st.st_uid, st.st_mode, false)) {
-			sys6(SYS_close, exe, 0, 0, 0, 0, 0);
+			cv_raw_syscall6(SYS_close, exe, 0, 0, 0, 0, 0);
 			return;
 		}
 	}
-	long tree = sys6(SYS_open_tree, exe, (long)"", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH, 0, 0, 0);
-	sys6(SYS_close, exe, 0, 0, 0, 0, 0);
+	long tree = cv_raw_syscall6(SYS_open_tree, exe, (long)"", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH,
+				    0, 0, 0);
+	cv_raw_syscall6(SYS_close, exe, 0, 0, 0, 0, 0);
 	if (tree < 0)
 		return;
 	struct mount_attr ma;
@@ -97,7 +87,7 @@ NO_LIBC void cv_early_exec(uintptr_t *sp)
 	ma.attr_clr = 0;
 	ma.propagation = 0;
 	ma.userns_fd = 0;
-	if (sys6(SYS_mount_setattr, tree, (long)"", AT_EMPTY_PATH, (long)&ma, sizeof(ma), 0) == 0)
-		sys6(SYS_execveat, tree, (long)"", (long)argv, (long)envp, AT_EMPTY_PATH, 0);
-	sys6(SYS_close, tree, 0, 0, 0, 0, 0);
+	if (cv_raw_syscall6(SYS_mount_setattr, tree, (long)"", AT_EMPTY_PATH, (long)&ma, sizeof(ma), 0) == 0)
+		cv_raw_syscall6(SYS_execveat, tree, (long)"", (long)argv, (long)envp, AT_EMPTY_PATH, 0);
+	cv_raw_syscall6(SYS_close, tree, 0, 0, 0, 0, 0);
 }

@@ -13,12 +13,14 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "find-program.h"
 #include "log.h"
+#include "raw-syscall.h"
 #include "unix-socket.h"
 #include "process/namespaces.h"
 
@@ -286,49 +288,81 @@ int cv_ns_loopback_up(cv_error_t *err)
 	return 0;
 }
 
-struct netns_answer {
+#if CV_HAVE_RAW_SYSCALL
+/* The helper is a task that shares our memory and fd table, so that its
+ * start copies no page tables and write-protects none of our pages (a
+ * fork's cost, which on a virtual machine with costly page faults exceeded
+ * the namespace's own). It shares our thread pointer too, so errno and the
+ * C library's locks: it makes raw system calls only and leaves its answer
+ * here, read once it has exited. One helper per process at a time: the
+ * container process starts one. The mm is shared, so is its dumpable flag:
+ * the helper is exactly as reachable through /proc as we are. */
+static struct {
+	int fd; /* the new namespace, opened into our (shared) fd table */
 	int errnum;
-	char msg[256];
-};
+	const char *what; /* a string literal */
+} netns_answer = { .fd = -1 };
+static char netns_stack[16384] __attribute__((aligned(16)));
 
-static noreturn void netns_helper(int sock)
+__attribute__((no_sanitize_address)) static int netns_helper(void *arg)
 {
-	struct netns_answer a = { 0 };
-	cleanup_error cv_error_t e = NULL;
-	int fd = -1;
-	/* forked while the container process lets the runtime write its id
-	 * maps: this copy of it needs no such window */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
-		a.errnum = errno;
-		snprintf(a.msg, sizeof(a.msg), "network namespace: prctl PR_SET_DUMPABLE 0");
-	} else if (unshare(CLONE_NEWNET) < 0) {
-		a.errnum = errno;
-		snprintf(a.msg, sizeof(a.msg), "unshare network namespace");
-	} else if (cv_ns_loopback_up(&e) < 0) {
-		a.errnum = e->errnum;
-		snprintf(a.msg, sizeof(a.msg), "%s", e->msg);
-	} else if ((fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
-		a.errnum = errno;
-		snprintf(a.msg, sizeof(a.msg), "open the new network namespace");
+	(void)arg;
+	long r = cv_raw_syscall1(SYS_unshare, CLONE_NEWNET);
+	long s = -1;
+	if (r < 0) {
+		netns_answer.what = "unshare network namespace";
+		goto out;
 	}
-	struct iovec iov = { &a, sizeof(a) };
-	_exit(cv_send_fd(sock, &iov, 1, fd) < 0 ? 1 : 0);
+	r = s = cv_raw_syscall3(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (r < 0) {
+		netns_answer.what = "loopback: socket";
+		goto out;
+	}
+	struct ifreq ifr = { .ifr_name = "lo" };
+	r = cv_raw_syscall3(SYS_ioctl, s, SIOCGIFFLAGS, &ifr);
+	if (r < 0) {
+		netns_answer.what = "loopback: get flags of `lo`";
+		goto out;
+	}
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	r = cv_raw_syscall3(SYS_ioctl, s, SIOCSIFFLAGS, &ifr);
+	if (r < 0) {
+		netns_answer.what = "loopback: bring `lo` up";
+		goto out;
+	}
+	r = cv_raw_syscall3(SYS_openat, AT_FDCWD, "/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (r < 0)
+		netns_answer.what = "open the new network namespace";
+	else
+		netns_answer.fd = (int)r;
+out:
+	if (s >= 0)
+		cv_raw_syscall1(SYS_close, s);
+	if (r < 0)
+		netns_answer.errnum = (int)-r;
+	return 0;
 }
+
+static pid_t netns_helper_start(void)
+{
+	netns_answer.fd = -1;
+	netns_answer.errnum = 0;
+	netns_answer.what = NULL;
+	return clone(netns_helper, netns_stack + sizeof(netns_stack), CLONE_VM | CLONE_FILES | SIGCHLD, NULL);
+}
+#else
+static pid_t netns_helper_start(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+#endif
 
 int cv_netns_maker_start(struct cv_netns_maker *m, bool own_pidns, cv_error_t *err)
 {
-	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return cv_error_errno(err, "network namespace: socketpair");
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(sv[0]);
-		netns_helper(sv[1]);
-	}
-	close(sv[1]);
+	pid_t pid = netns_helper_start();
 	if (pid > 0) {
 		m->pid = pid;
-		m->sock = sv[0];
 		/* a pid namespace's last pid is set by whoever may checkpoint
 		 * and restore in it: we, until the capabilities go */
 		if (own_pidns)
@@ -336,44 +370,47 @@ int cv_netns_maker_start(struct cv_netns_maker *m, bool own_pidns, cv_error_t *e
 		return 0;
 	}
 	/* no helper (a pids limit, say): made here, in line */
-	close(sv[0]);
 	if (unshare(CLONE_NEWNET) < 0)
 		return cv_error_errno(err, "unshare network namespace");
 	return cv_ns_loopback_up(err);
 }
 
+/* pid: the helper while it runs, 0 once waited for */
+static void netns_helper_wait(struct cv_netns_maker *m)
+{
+	while (m->pid > 0 && waitpid(m->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (m->pid > 0)
+		m->pid = 0;
+}
+
 int cv_netns_maker_join(struct cv_netns_maker *m, cv_error_t *err)
 {
-	if (m->sock < 0)
+#if CV_HAVE_RAW_SYSCALL
+	if (m->pid <= 0)
 		return 0;
-	struct netns_answer a;
-	struct iovec iov = { &a, sizeof(a) };
-	cleanup_close int fd = -1;
-	ssize_t n = cv_recv_fd(m->sock, &iov, 1, &fd);
-	close(m->sock);
-	m->sock = -1;
-	if (n < 0)
-		return cv_error(err, (int)-n, "network namespace: the helper's answer");
-	if (n != (ssize_t)sizeof(a))
-		return cv_error(err, EPROTO, "network namespace: the helper died before it answered");
-	a.msg[sizeof(a.msg) - 1] = '\0';
-	if (a.errnum)
-		return cv_error(err, a.errnum, "%s", a.msg);
+	netns_helper_wait(m);
+	cleanup_close int fd = steal_fd(&netns_answer.fd);
+	if (netns_answer.errnum)
+		return cv_error(err, netns_answer.errnum, "%s", netns_answer.what);
 	if (fd < 0)
-		return cv_error(err, EPROTO, "network namespace: the helper sent no namespace");
+		return cv_error(err, EPROTO, "network namespace: the helper made none");
 	if (setns(fd, CLONE_NEWNET) < 0)
 		return cv_error_errno(err, "enter the new network namespace");
+#else
+	(void)m;
+	(void)err;
+#endif
 	return 0;
 }
 
 void cv_netns_maker_reap(struct cv_netns_maker *m)
 {
-	if (m->sock >= 0)
-		close(m->sock);
-	m->sock = -1;
-	while (m->pid > 0 && waitpid(m->pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	m->pid = -1;
+	netns_helper_wait(m);
+#if CV_HAVE_RAW_SYSCALL
+	if (netns_answer.fd >= 0)
+		close(steal_fd(&netns_answer.fd));
+#endif
 	if (m->last_pid >= 0) {
 		/* only the numbering: a failure changes nothing else */
 		if (write(m->last_pid, "1", 1) != 1)

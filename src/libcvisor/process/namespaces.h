@@ -37,21 +37,22 @@ int cv_ns_loopback_up(cv_error_t *err);
 
 /* A new network namespace made beside the container process: its making
  * (~0.5 ms of the kernel's, mostly sysctl tables) overlaps the container's
- * mounts. _start forks a helper that unshares it, brings "lo" up and sends
- * it back (when the fork fails, it is made here, at once); _join, before
+ * mounts. _start clones a helper sharing our memory and fds that unshares
+ * it, brings "lo" up and opens it for us (with no helper, on architectures
+ * without raw system calls or when the clone fails, it is made here, at
+ * once); _join, before
  * anything shows the namespace (sysfs, sysctl, hooks), enters it: owned by
  * our user namespace, as one made by our clone would be. _join again does
  * nothing. _reap waits for the helper; in a pid namespace of our own
  * (OWN_PIDNS), the helper's pid is then given back, so the next process
  * is pid 2, as it would be without it. */
 struct cv_netns_maker {
-	pid_t pid;    /* the helper, or -1 */
-	int sock;     /* its answer (errno, message, the namespace's fd), or -1 */
+	pid_t pid;    /* the helper, 0 once waited for, or -1 */
 	int last_pid; /* /proc/sys/kernel/ns_last_pid, or -1 */
 };
 #define CV_NETNS_MAKER_INIT                                                                                            \
 	{                                                                                                              \
-		.pid = -1, .sock = -1, .last_pid = -1                                                                  \
+		.pid = -1, .last_pid = -1                                                                              \
 	}
 int cv_netns_maker_start(struct cv_netns_maker *m, bool own_pidns, cv_error_t *err);
 int cv_netns_maker_join(struct cv_netns_maker *m, cv_error_t *err);

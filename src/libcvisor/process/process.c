@@ -181,7 +181,7 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 		if (r < 0)
 			return r;
 	}
-	/* The helper that makes the network namespace is forked while the
+	/* The helper that makes the network namespace is started while the
 	 * runtime writes our id maps; but before a time namespace, which a
 	 * child of ours would enter (its offsets can be set only while nothing
 	 * is in it). */
@@ -227,6 +227,11 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 	if (plan->new_flags & CLONE_NEWUSER && (r = become_userns_owner(spec->linux_, err)) < 0)
 		return r;
 	if (plan->new_flags & CLONE_NEWTIME) {
+		/* setns of a time namespace wants no task sharing our memory:
+		 * the network helper's is entered now, done */
+		r = cv_netns_maker_join(&net, err);
+		if (r < 0)
+			return r;
 		cleanup_close int tfd = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
 		if (tfd < 0 || setns(tfd, CLONE_NEWTIME) < 0)
 			return cv_error_errno(err, "enter the time namespace");
