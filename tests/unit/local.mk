@@ -7,6 +7,12 @@ tests_unit_test_seccomp_SOURCES = tests/unit/test_seccomp.c
 tests_unit_test_seccomp_LDADD = libcvisor-core.la $(DEPS_LIBS)
 tests_unit_test_seccomp_CPPFLAGS = $(AM_CPPFLAGS) -DSRCDIR='"$(abs_top_srcdir)"' -DBUILDDIR='"$(abs_top_builddir)"'
 
+# the state's timestamps, against the C library
+check_PROGRAMS += tests/unit/test_time
+TESTS += tests/unit/test_time
+tests_unit_test_time_SOURCES = tests/unit/test_time.c tests/unit/tap.h
+tests_unit_test_time_LDADD = libcvisor-core.la $(DEPS_LIBS)
+
 # sandbox policy
 check_PROGRAMS += tests/unit/test_policy
 TESTS += tests/unit/test_policy

@@ -74,19 +74,44 @@ int cv_pidfd_open_verified(pid_t pid, uint64_t start, int *out, cv_error_t *err)
 	return 0;
 }
 
+/* The civil date of DAYS since 1970-01-01, proleptic Gregorian: counted
+ * in 400-year eras from 0000-03-01, so that the leap day ends a year. */
+static void civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d)
+{
+	days += 719468; /* from 0000-03-01 */
+	int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+	unsigned doe = (unsigned)(days - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+char *cv_rfc3339_utc(int64_t secs, long nsecs)
+{
+	char *out = NULL;
+	int64_t days = secs / 86400, rem = secs % 86400;
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	int64_t y;
+	unsigned mo, d;
+	civil_from_days(days, &y, &mo, &d);
+	if (asprintf(&out, "%04lld-%02u-%02uT%02u:%02u:%02u.%09ldZ", (long long)y, mo, d, (unsigned)(rem / 3600),
+		     (unsigned)(rem / 60 % 60), (unsigned)(rem % 60), nsecs) < 0)
+		return NULL;
+	return out;
+}
+
 char *cv_now_rfc3339(void)
 {
 	struct timespec ts;
-	struct tm tm;
-	char buf[64], *out = NULL;
-
-	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 || !gmtime_r(&ts.tv_sec, &tm))
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
 		return NULL;
-	if (!strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm))
-		return NULL;
-	if (asprintf(&out, "%s.%09ldZ", buf, ts.tv_nsec) < 0)
-		return NULL;
-	return out;
+	return cv_rfc3339_utc(ts.tv_sec, ts.tv_nsec);
 }
 
 int cv_container_status(struct cv_container *c, const char **status, cv_error_t *err)
