@@ -27,7 +27,7 @@ static const char help[] = "Usage: cvisor update [flags] CONTAINER-ID\n"
 			   "  --cpu-rt-runtime N          CPU shares, CFS and realtime bandwidth\n"
 			   "  --cpuset-cpus LIST, --cpuset-mems LIST\n"
 			   "  --pids-limit N              maximum number of processes\n"
-			   "  --blkio-weight N            block IO weight (10..1000)\n"
+			   "  --blkio-weight N            block IO weight (10..1000; needs the BFQ or CFQ scheduler)\n"
 			   "  --l3-cache-schema S, --mem-bw-schema S   Intel RDT: not supported\n"
 			   "  -h, --help                  print this help\n";
 

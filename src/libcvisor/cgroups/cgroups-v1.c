@@ -207,9 +207,17 @@ static int blkio(struct cv_cgroup *cg, const oci_block_io *b, cv_error_t *err)
 
 	if (!d)
 		return -1;
-	/* Kernels without CFQ expose only the BFQ files. */
-	if ((b->weight.set || b->weight_device_len) && !cv_cg_has_file(d, "blkio.weight") &&
-	    cv_cg_has_file(d, "blkio.bfq.weight")) {
+	/* Kernels without CFQ expose only the BFQ files; with neither
+	 * scheduler built in, no weight can be given (as runc, an error). */
+	bool weights = b->weight.set;
+	for (size_t i = 0; i < b->weight_device_len; i++)
+		weights = weights || b->weight_device[i].weight.set;
+	if (weights && !cv_cg_has_file(d, "blkio.weight")) {
+		if (!cv_cg_has_file(d, "blkio.bfq.weight"))
+			return cv_error_plain(err, EOPNOTSUPP,
+					      "linux.resources.blockIO.%s: this kernel has no blkio.weight nor "
+					      "blkio.bfq.weight (weights need the BFQ or CFQ I/O scheduler)",
+					      b->weight.set ? "weight" : "weightDevice");
 		wfile = "blkio.bfq.weight";
 		wdfile = "blkio.bfq.weight_device";
 	}
