@@ -136,7 +136,7 @@ assert_sandboxes_gone() {
 	cpu=$(printf '%s\n' "$output" | sed -n 's/.*"cpu_seconds": \([0-9.]*\),*/\1/p' | tail -1)
 	wall=$(printf '%s\n' "$output" | sed -n 's/.*"wall_seconds": \([0-9.]*\),*/\1/p')
 	[ -n "$cpu" ]
-	awk -v c="$cpu" -v w="$wall" 'BEGIN { exit !(c < 0.75 * w) }'
+	awk -v c="$cpu" -v w="$wall" 'BEGIN { exit !(c < 0.75 * w) }' || { echo "cpu $cpu s in $wall s"; false; }
 }
 
 @test "sandbox api: network: loopback only when off, listen(2) refused unless allowed" {
