@@ -288,7 +288,6 @@ int cv_ns_loopback_up(cv_error_t *err)
 	return 0;
 }
 
-#if CV_HAVE_RAW_SYSCALL
 /* The helper is a task that shares our memory and fd table, so that its
  * start copies no page tables and write-protects none of our pages (a
  * fork's cost, which on a virtual machine with costly page faults exceeded
@@ -302,6 +301,8 @@ static struct {
 	int errnum;
 	const char *what; /* a string literal */
 } netns_answer = { .fd = -1 };
+
+#if CV_HAVE_RAW_SYSCALL
 static char netns_stack[16384] __attribute__((aligned(16)));
 
 __attribute__((no_sanitize_address)) static int netns_helper(void *arg)
@@ -386,7 +387,6 @@ static void netns_helper_wait(struct cv_netns_maker *m)
 
 int cv_netns_maker_join(struct cv_netns_maker *m, cv_error_t *err)
 {
-#if CV_HAVE_RAW_SYSCALL
 	if (m->pid <= 0)
 		return 0;
 	netns_helper_wait(m);
@@ -397,20 +397,14 @@ int cv_netns_maker_join(struct cv_netns_maker *m, cv_error_t *err)
 		return cv_error(err, EPROTO, "network namespace: the helper made none");
 	if (setns(fd, CLONE_NEWNET) < 0)
 		return cv_error_errno(err, "enter the new network namespace");
-#else
-	(void)m;
-	(void)err;
-#endif
 	return 0;
 }
 
 void cv_netns_maker_reap(struct cv_netns_maker *m)
 {
 	netns_helper_wait(m);
-#if CV_HAVE_RAW_SYSCALL
 	if (netns_answer.fd >= 0)
 		close(steal_fd(&netns_answer.fd));
-#endif
 	if (m->last_pid >= 0) {
 		/* only the numbering: a failure changes nothing else */
 		if (write(m->last_pid, "1", 1) != 1)
