@@ -93,6 +93,29 @@ teardown() {
 	assert_clean
 }
 
+@test "sandbox: a piped stdout or stderr gets its relay thread with its first byte: none for a silent program, all bytes delivered" {
+	requires strace
+	requires_root
+	# regular files: the program gets pipes, relayed by the supervisor
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -o "$CV_TMP/st" -e trace=clone,clone3 \
+		"$CVISOR" --root "$CV_ROOT" do -- true >"$CV_TMP/out" 2>"$CV_TMP/err"
+	run grep -c CLONE_THREAD "$CV_TMP/st"
+	[ "$output" = 0 ]
+	[ ! -s "$CV_TMP/out" ]
+	[ ! -s "$CV_TMP/err" ]
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -o "$CV_TMP/st" -e trace=clone,clone3 \
+		"$CVISOR" --root "$CV_ROOT" do -- sh -c 'echo out; echo err >&2; head -c 200000 /dev/zero | tr "\0" x' \
+		>"$CV_TMP/out" 2>"$CV_TMP/err"
+	run grep -c CLONE_THREAD "$CV_TMP/st"
+	[ "$output" = 2 ]
+	[ "$(head -n 1 "$CV_TMP/out")" = out ]
+	[ "$(wc -c <"$CV_TMP/out")" -eq 200004 ]
+	[ "$(cat "$CV_TMP/err")" = err ]
+	assert_clean
+}
+
 @test "sandbox: a given workspace is writable, the cwd, and kept" {
 	requires_root
 	mkdir "$CV_TMP/ws"

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sandbox/relay.h"
@@ -34,18 +35,12 @@ static bool write_all(int fd, const char *buf, size_t len)
 	return true;
 }
 
-static void *copy(void *arg)
+/* The copy to src's end, BUF of SIZE bytes; closes the fds owned. */
+static void copy_to_end(struct cv_relay *r, char *buf, size_t size)
 {
-	struct cv_relay *r = arg;
-	/* EPIPE instead: the signal would kill the whole supervisor */
-	sigset_t pipe;
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	(void)pthread_sigmask(SIG_BLOCK, &pipe, NULL);
-	char *buf = r->buf;
 	bool broken = false;
 	for (;;) {
-		ssize_t n = read(r->src, buf, CHUNK);
+		ssize_t n = read(r->src, buf, size);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
@@ -71,12 +66,23 @@ static void *copy(void *arg)
 				break;
 		}
 	}
-	free(buf);
-	r->buf = NULL;
 	if (r->own_src)
 		close(r->src);
 	if (r->own_dst)
 		close(r->dst);
+}
+
+static void *copy(void *arg)
+{
+	struct cv_relay *r = arg;
+	/* EPIPE instead: the signal would kill the whole supervisor */
+	sigset_t pipe;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	(void)pthread_sigmask(SIG_BLOCK, &pipe, NULL);
+	copy_to_end(r, r->buf, CHUNK);
+	free(r->buf);
+	r->buf = NULL;
 	return NULL;
 }
 
@@ -106,5 +112,31 @@ void cv_relay_join(struct cv_relay *r)
 		if (r->own_dst && r->dst >= 0)
 			close(r->dst);
 	}
+	r->src = r->dst = -1;
+}
+
+void cv_relay_finish(struct cv_relay *r)
+{
+	if (r->started || r->src < 0) {
+		cv_relay_join(r);
+		return;
+	}
+	/* SIGPIPE as in the thread: EPIPE, and the caller's mask as it was */
+	sigset_t pipe, saved;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	bool masked = pthread_sigmask(SIG_BLOCK, &pipe, &saved) == 0;
+	char small[4096];
+	char *big = malloc(CHUNK);
+	copy_to_end(r, big ? big : small, big ? CHUNK : sizeof(small));
+	free(big);
+	/* a SIGPIPE raised here is dropped, not delivered once unblocked */
+	if (masked && !sigismember(&saved, SIGPIPE)) {
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&pipe, NULL, &zero) > 0)
+			;
+	}
+	if (masked)
+		(void)pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	r->src = r->dst = -1;
 }

@@ -43,7 +43,13 @@ struct cv_relay {
  * slave is gone). On failure nothing was started and no fd is closed. */
 int cv_relay_start(struct cv_relay *r, cv_error_t *err);
 /* Waits for the end of the copy (a relay never started: closes the fds it
- * owns). */
+ * owns, what src still holds is dropped). */
 void cv_relay_join(struct cv_relay *r);
+/* The same, but a relay never started is copied here, in the caller's
+ * thread, to src's end of file: for a source whose writers are all gone
+ * (a program's pipe once its sandbox has ended), which the caller chose to
+ * leave to the end rather than start a thread for (most programs write
+ * nothing to stderr, many nothing at all). */
+void cv_relay_finish(struct cv_relay *r);
 
 #endif

@@ -809,6 +809,16 @@ static int make_pipes(struct run *R, const cv_policy *p, bool merged, cv_error_t
 	return 0;
 }
 
+/* The program's stdout and stderr pipes get their relay's thread once
+ * output comes (the supervisor's loop polls them); a pipe that ends
+ * without a byte, or with bytes the loop left when the program exited, is
+ * copied at the end, in this thread (cv_relay_finish): a thread's start and
+ * end cost ~0.2 ms of a short run, and most write nothing to stderr. */
+static bool relay_lazy(int i)
+{
+	return i == RELAY_OUT || i == RELAY_ERR;
+}
+
 /* Once the program runs: the relays, the caller's terminal in raw mode and
  * the signals to forward (blocked first: the relays' threads inherit that). */
 static int start_stdio(struct run *R, const cv_policy *p, cv_error_t *err)
@@ -851,7 +861,7 @@ static int start_stdio(struct run *R, const cv_policy *p, cv_error_t *err)
 		}
 	}
 	for (int i = 0; i < NRELAYS; i++)
-		if (R->relay[i].src >= 0 && cv_relay_start(&R->relay[i], err) < 0)
+		if (R->relay[i].src >= 0 && !relay_lazy(i) && cv_relay_start(&R->relay[i], err) < 0)
 			return -1;
 	return 0;
 }
@@ -1038,19 +1048,26 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	int status = 0;
 	struct rusage ru;
 	bool killed = false;
+	/* a lazy relay whose pipe ended without a byte: left to the end */
+	bool relay_idle[NRELAYS] = { false };
 	for (bool exited = false; !exited;) {
 		bool keys_waiting = R.keys_off < R.keys_len;
-		struct pollfd pf[5] = { { R.t.pidfd, POLLIN, 0 },
-					{ R.sigfd, POLLIN, 0 },
-					{ R.keys_open && !keys_waiting ? 0 : -1, POLLIN, 0 },
-					{ keys_waiting ? R.t.console_master : -1, POLLOUT, 0 },
-					{ killed ? -1 : kill_fd, POLLIN, 0 } };
+		struct pollfd pf[5 + NRELAYS] = { { R.t.pidfd, POLLIN, 0 },
+						  { R.sigfd, POLLIN, 0 },
+						  { R.keys_open && !keys_waiting ? 0 : -1, POLLIN, 0 },
+						  { keys_waiting ? R.t.console_master : -1, POLLOUT, 0 },
+						  { killed ? -1 : kill_fd, POLLIN, 0 } };
+		for (int i = 0; i < NRELAYS; i++) {
+			const struct cv_relay *rl = &R.relay[i];
+			bool pending = relay_lazy(i) && rl->src >= 0 && !rl->started && !relay_idle[i];
+			pf[5 + i] = (struct pollfd){ pending ? rl->src : -1, POLLIN, 0 };
+		}
 		int wait_ms = -1;
 		if (deadline && !rep->timed_out) {
 			uint64_t now = cv_now_ms();
 			wait_ms = now >= deadline ? 0 : (int)(deadline - now < 60000 ? deadline - now : 60000);
 		}
-		int n = poll(pf, 5, wait_ms);
+		int n = poll(pf, 5 + NRELAYS, wait_ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -1074,6 +1091,15 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 			cleanup_error cv_error_t e = NULL;
 			if (cv_container_kill_wait(R.t.c, &e) < 0)
 				cv_warn("sandbox: kill: %s", e->msg);
+		}
+		for (int i = 0; i < NRELAYS; i++) {
+			short ev = pf[5 + i].revents;
+			if (ev & POLLIN) {
+				if (cv_relay_start(&R.relay[i], err) < 0)
+					goto out;
+			} else if (ev) {
+				relay_idle[i] = true; /* its writers are gone */
+			}
 		}
 		if (pf[1].revents)
 			on_signal(&R);
@@ -1109,9 +1135,10 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	}
 	stop_signals(&R);
 	/* the relays end with the program's last output (the consumers may
-	 * take their time) */
+	 * take their time); its pid namespace is gone with it, and with it
+	 * every writer of the pipes left to now */
 	for (int i = 0; i < NRELAYS; i++)
-		cv_relay_join(&R.relay[i]);
+		cv_relay_finish(&R.relay[i]);
 	rep->stdout_truncated = R.relay[RELAY_OUT].truncated;
 	rep->stderr_truncated = R.relay[RELAY_ERR].truncated || (merged && rep->stdout_truncated);
 	if (R.route[2] == ROUTE_PTY && R.route[1] != ROUTE_PTY)
