@@ -257,9 +257,12 @@ OWN_MEMCG=$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)
 [ -n "$OWN_MEMCG" ] || OWN_MEMCG=$(sed -n 's/^0:://p' /proc/self/cgroup)
 OWN_MEMCG=${OWN_MEMCG%/}
 PODMAN_G=()
+FILTER_PID=
 
 cleanup() {
     local rt id
+    # do_seccomp_filter's sandbox, should the bench end while it runs
+    if [ -n "$FILTER_PID" ]; then kill "$FILTER_PID" 2>/dev/null; wait "$FILTER_PID" 2>/dev/null; fi
     for rt in cvisor crun runc; do
         [ -d "$RUN/root-$rt" ] || continue
         for id in $(ls "$RUN/root-$rt" 2>/dev/null); do
@@ -434,6 +437,7 @@ cmd() {
     local k=$1 id=$2 probe=${3:-} rt=${K_RT[$1]} bin
     local -a argv=("${ARGV[@]}")
     [ -z "$probe" ] || argv=("${PROBE_ARGV[@]}")
+    FD9=/dev/null
     case $MODE/$rt in
         */floor)
             case $MODE in
@@ -468,13 +472,16 @@ cmd() {
         do/bwrap)
             # cvisor do's isolation: user, pid, net, ipc, uts and mount
             # namespaces, read-only root, private /tmp, /run, /proc, /dev, no
-            # capabilities, the credential stores of root hidden. Not in it:
-            # cvisor do's seccomp deny-list and environment filter (bwrap has
-            # no built-in filter), so the ratio is a lower bound for cvisor.
+            # capabilities, the credential stores of root hidden, and the
+            # very seccomp filter cvisor do loads (do_seccomp_filter; on fd
+            # 9, see one()). Not in it: cvisor do's environment filter, its
+            # private workspace and its masks of /proc and /sys, so the
+            # ratio is a lower bound for cvisor.
+            FD9=$W/do-seccomp.bpf
             CMD=(bwrap --unshare-user --unshare-pid --unshare-net --unshare-ipc --unshare-uts
                  --ro-bind / / --tmpfs /tmp --tmpfs /run --proc /proc --dev /dev --tmpfs /root
                  --ro-bind /dev/null /etc/shadow --ro-bind /dev/null /etc/gshadow --tmpfs /etc/ssh
-                 --cap-drop ALL "${argv[@]}") ;;
+                 --cap-drop ALL --seccomp 9 "${argv[@]}") ;;
         *) die "runtime \`$rt\` has no $MODE mode" ;;
     esac
 }
@@ -486,7 +493,9 @@ one() {
     ROUND=$((ROUND + 1))
     id=$IDPFX-${k//\//-}-$ROUND
     cmd "$k" "$id"
-    if ! "$@" "${CMD[@]}" </dev/null >"$W/run.log" 2>&1; then
+    # fd 9: bwrap's seccomp filter, read anew by each run; /dev/null for
+    # every other command, so that all inherit the same fds
+    if ! "$@" "${CMD[@]}" </dev/null >"$W/run.log" 2>&1 9<"$FD9"; then
         echo "bench: $k: \`${CMD[*]}\` failed:" >&2
         sed 's/^/    /' "$W/run.log" | tail -15 >&2
         exit 1
@@ -504,7 +513,7 @@ litter_sweep() {
 probe() {
     local k=$1 out
     cmd "$k" "$IDPFX-probe-${k//\//-}" probe
-    out=$("${CMD[@]}" </dev/null 2>&1)
+    out=$("${CMD[@]}" </dev/null 2>&1 9<"$FD9")
     if [ "$out" != cvbench-probe-ok ]; then
         echo "\$ ${CMD[*]}"
         echo "${out:-(no output)}" | tail -5 | sed 's/^/    /'
@@ -531,10 +540,32 @@ if [ "$MODE" = podman ]; then
         || { cat "$W/import.log" >&2; die "podman import of the busybox rootfs failed"; }
 fi
 
+# cvisor do's seccomp filter as it is loaded, for bwrap --seccomp: taken
+# from a sandboxed program (seccomp-dump.c, PTRACE_SECCOMP_GET_FILTER).
+do_seccomp_filter() {
+    local pid init='' prog='' i ok=0
+    cc -O2 -Wall -Wextra -Werror -o "$W/seccomp-dump" "$HERE/seccomp-dump.c" || return 1
+    "$CVISOR_BIN" --root "$RUN/root-cvisor" do -- sleep 60 </dev/null >/dev/null 2>&1 &
+    pid=$! FILTER_PID=$!
+    for ((i = 0; i < 200; i++)); do
+        init=$(pgrep -P "$pid" -x cvisor-init || true)
+        [ -z "$init" ] || prog=$(pgrep -P "$init" -x sleep || true)
+        [ -z "$prog" ] || break
+        sleep 0.05
+    done
+    [ -n "$prog" ] && "$W/seccomp-dump" "$prog" "$W/do-seccomp.bpf" >/dev/null && ok=1
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    FILTER_PID=
+    [ "$ok" = 1 ]
+}
+
 add_key() {   # add_key KEY RUNTIME CONFIG
     rt_binary_ok "$2" || { echo "bench: $1: skipped: \`$2\` is not installed or not a runtime of mode $MODE" >&2; return 1; }
     K_RT[$1]=$2; K_CFG[$1]=$3; K_DIR[$1]=$W/b-${1//\//-}
     case $MODE/$2 in
+        do/bwrap)
+            do_seccomp_filter || { echo "bench: $1: skipped: cannot take cvisor do's seccomp filter" >&2; return 1; } ;;
         run/floor|do/*|podman/*|exec/floor) ;;
         run/*|exec/*)
             bundle "$3" "${K_DIR[$1]}" "$IDPFX-${1//\//-}" "$ARGS_JSON" &&

@@ -3,8 +3,8 @@
  * and runs it): per round, one cvisor_run_argv of `true` on a sandbox made
  * once (its keeper started before the rounds), one session's start to its
  * first byte of output, one `cvisor do --network none -- true` and one
- * bwrap of `true` with the isolation of bench.sh's bwrap (both spawned and
- * waited for from here), each 50 ms after the call before. Prints median,
+ * bwrap of `true` with the isolation of bench.sh's bwrap but its seccomp
+ * filter (both spawned and waited for from here), each 50 ms after the call before. Prints median,
  * p10, p90 (ms) of each. */
 #define _GNU_SOURCE
 #include <spawn.h>
@@ -63,7 +63,8 @@ int main(int argc, char **argv)
 	if (rounds < 1 || rounds > 100000)
 		return 2;
 	char *do_argv[] = { argv[2], "do", "--network", "none", "--", "true", NULL };
-	/* the isolation of bench.sh's bwrap (--mode do) */
+	/* the isolation of bench.sh's bwrap (--mode do), without the seccomp
+	 * filter it takes from cvisor do there */
 	char *bwrap_argv[] = { "bwrap",
 			       "--unshare-user",
 			       "--unshare-pid",
