@@ -14,9 +14,11 @@
 #   podman      `podman run --rm IMAGE /bin/true` with --runtime cvisor, crun
 #               (and runc when asked), end to end.
 #   do          `cvisor do /bin/true`, without and with limits (--do-flags),
-#               against bubblewrap with the same isolation but no limits; the
-#               floor is `unshare -Urmpuin --fork /bin/true` (the namespaces
-#               alone, no mount, no filter).
+#               against bubblewrap with the same isolation and seccomp filter
+#               but no limits, and lean-do.c, that isolation in straight
+#               system calls (what cvisor do's generality costs); the floor
+#               is `unshare -Urmpuin --fork /bin/true` (the namespaces alone,
+#               no mount, no filter).
 #   library     libcvisor's cvisor_run against `cvisor do` and bubblewrap
 #               (runs sandbox-bench.sh; needs a build directory).
 #   --phases    (run and do modes) instead of timing, traces each runtime
@@ -81,7 +83,9 @@ usage: bench.sh [OPTIONS]
                            run, exec:   cvisor,crun,runc,floor
                            concurrent:  cvisor,crun,runc
                            podman:      cvisor,crun (runc also accepted)
-                           do:          cvisor-do,cvisor-do-limits,bwrap,floor
+                           do:          cvisor-do,cvisor-do-limits,bwrap,lean,floor
+                                        (lean: lean-do.c, the same isolation
+                                        in straight system calls, static)
   --config plain|engine|both
                          which config.json (default: both in run, engine
                          in concurrent and exec)
@@ -181,7 +185,7 @@ case $MODE in
     run|exec) : "${RUNTIMES:=cvisor,crun,runc,floor}" ;;
     concurrent) : "${RUNTIMES:=cvisor,crun,runc}" ;;
     podman) : "${RUNTIMES:=cvisor,crun}" ;;
-    do) : "${RUNTIMES:=cvisor-do,cvisor-do-limits,bwrap,floor}" ;;
+    do) : "${RUNTIMES:=cvisor-do,cvisor-do-limits,bwrap,lean,floor}" ;;
 esac
 case $MODE in run) : "${CONFIG:=both}" ;; *) : "${CONFIG:=engine}" ;; esac
 case $CONFIG in
@@ -420,6 +424,7 @@ rt_binary_ok() {
     case $1 in
         cvisor|cvisor-do|cvisor-do-limits) [ -n "$CVISOR_BIN" ] && [ -x "$CVISOR_BIN" ] ;;
         crun|runc|bwrap|podman) command -v "$1" >/dev/null ;;
+        lean) [ "$MODE" = do ] ;;
         floor) command -v unshare >/dev/null && { [ "$MODE" != exec ] || command -v nsenter >/dev/null; } ;;
         *) return 1 ;;
     esac
@@ -482,6 +487,9 @@ cmd() {
                  --ro-bind / / --tmpfs /tmp --tmpfs /run --proc /proc --dev /dev --tmpfs /root
                  --ro-bind /dev/null /etc/shadow --ro-bind /dev/null /etc/gshadow --tmpfs /etc/ssh
                  --cap-drop ALL --seccomp 9 "${argv[@]}") ;;
+        do/lean)
+            FD9=$W/do-seccomp.bpf
+            CMD=("$W/lean-do" "${argv[@]}") ;;
         *) die "runtime \`$rt\` has no $MODE mode" ;;
     esac
 }
@@ -545,6 +553,7 @@ fi
 do_seccomp_filter() {
     local pid init='' prog='' i ok=0
     cc -O2 -Wall -Wextra -Werror -o "$W/seccomp-dump" "$HERE/seccomp-dump.c" || return 1
+    [ ! -s "$W/do-seccomp.bpf" ] || return 0
     "$CVISOR_BIN" --root "$RUN/root-cvisor" do -- sleep 60 </dev/null >/dev/null 2>&1 &
     pid=$! FILTER_PID=$!
     for ((i = 0; i < 200; i++)); do
@@ -566,6 +575,10 @@ add_key() {   # add_key KEY RUNTIME CONFIG
     case $MODE/$2 in
         do/bwrap)
             do_seccomp_filter || { echo "bench: $1: skipped: cannot take cvisor do's seccomp filter" >&2; return 1; } ;;
+        do/lean)
+            do_seccomp_filter || { echo "bench: $1: skipped: cannot take cvisor do's seccomp filter" >&2; return 1; }
+            cc -O2 -Wall -Wextra -Werror -static -o "$W/lean-do" "$HERE/lean-do.c" ||
+                { echo "bench: $1: skipped: cannot build lean-do.c statically" >&2; return 1; } ;;
         run/floor|do/*|podman/*|exec/floor) ;;
         run/*|exec/*)
             bundle "$3" "${K_DIR[$1]}" "$IDPFX-${1//\//-}" "$ARGS_JSON" &&

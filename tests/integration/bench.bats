@@ -123,15 +123,58 @@ installed() { command -v "$1" >/dev/null; }
 	if installed crun; then ratio crun/cvisor; fi
 }
 
-@test "bench.sh --mode do: cvisor do with and without limits, bwrap, CPU times" {
+@test "bench.sh --mode do: cvisor do with and without limits, bwrap and lean-do with its seccomp filter, CPU times" {
 	installed bwrap || skip "bubblewrap not installed"
 	bench --mode do -n 1 --rss-runs 1
 	bench_is_clean
 	row cvisor-do
 	row cvisor-do-limits
 	row bwrap
+	row lean
 	ratio bwrap/cvisor-do
 	ratio bwrap/cvisor-do-limits
+	ratio lean/cvisor-do
+}
+
+@test "bench: seccomp-dump takes the filter cvisor do loaded; bwrap and lean-do with it refuse what cvisor do refuses" {
+	installed bwrap || skip "bubblewrap not installed"
+	cc -O2 -Wall -Wextra -Werror -o "$CV_TMP/seccomp-dump" "$CVISOR_SRCDIR/tests/bench/seccomp-dump.c"
+	cc -O2 -Wall -Wextra -Werror -static -o "$CV_TMP/lean-do" "$CVISOR_SRCDIR/tests/bench/lean-do.c"
+	"$CVISOR" --root "$CV_ROOT" do -- sleep 60 </dev/null >/dev/null 2>&1 &
+	local pid=$! init='' prog='' i
+	cv_track_pid "$pid"
+	for ((i = 0; i < 100; i++)); do
+		init=$(pgrep -P "$pid" -x cvisor-init || true)
+		[ -z "$init" ] || prog=$(pgrep -P "$init" -x sleep || true)
+		[ -z "$prog" ] || break
+		sleep 0.1
+	done
+	[ -n "$prog" ]
+	run "$CV_TMP/seccomp-dump" "$prog" "$CV_TMP/filter.bpf"
+	kill "$pid"
+	wait "$pid" || true
+	[ "$status" -eq 0 ]
+	# instructions: the count printed, 8 bytes each
+	[ "$output" -gt 10 ]
+	[ "$(stat -c %s "$CV_TMP/filter.bpf")" -eq $((output * 8)) ]
+	run "$CVISOR" --root "$CV_ROOT" do -- unshare -U true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	run bwrap --unshare-user --unshare-pid --ro-bind / / --proc /proc --dev /dev --seccomp 9 \
+		unshare -U true 9<"$CV_TMP/filter.bpf"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	run "$CV_TMP/lean-do" unshare -U true 9<"$CV_TMP/filter.bpf"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	# without the filter both run it
+	run bwrap --unshare-user --unshare-pid --ro-bind / / --proc /proc --dev /dev unshare -U true
+	[ "$status" -eq 0 ]
+	run "$CV_TMP/lean-do" unshare -U true
+	[ "$status" -eq 0 ]
+	# the sandboxed sleep ended with cvisor do
+	run kill -0 "$prog"
+	[ "$status" -ne 0 ]
 }
 
 @test "bench.sh --mode library: sandbox-bench's table" {
