@@ -54,6 +54,39 @@ static void roundtrip(void)
 	ok(m.fd == -1 && m.payload == NULL, "release closes the fd and frees the payload");
 }
 
+/* Each message's buffer is sized to it (the length peeked first): two
+ * queued messages of different sizes, an fd with the second, arrive each
+ * whole, the first taking nothing of the second. */
+static void sized(void)
+{
+	int sv[2];
+	pair(sv);
+	cleanup_close int a = sv[0], b = sv[1];
+	cleanup_error cv_error_t e = NULL;
+	struct cv_sync_msg m = { .fd = -1 };
+	static char big[100000];
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)('a' + i % 26);
+
+	cleanup_close int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ok(cv_sync_send(a, CV_SYNC_HOOKS, 0, big, sizeof(big), -1, &e) == 0, "sent 100000 bytes");
+	ok(cv_sync_send(a, CV_SYNC_CONSOLE, 3, "x", 1, devnull, &e) == 0, "then 1 byte with an fd");
+	ok(cv_sync_recv(b, &m, &e) == 0 && m.type == CV_SYNC_HOOKS && m.len == sizeof(big) && m.fd == -1,
+	   "the first arrives with its length (%u) and no fd", m.len);
+	ok(m.payload && memcmp(m.payload, big, sizeof(big)) == 0 && m.payload[sizeof(big)] == '\0',
+	   "its bytes whole, NUL-terminated");
+	cv_sync_msg_release(&m);
+	ok(cv_sync_recv(b, &m, &e) == 0 && m.type == CV_SYNC_CONSOLE && m.errnum == 3 && m.len == 1 &&
+		   m.payload && strcmp(m.payload, "x") == 0,
+	   "the second arrives whole after it");
+	ok(m.fd >= 0 && same_file(m.fd, devnull), "with its fd");
+	cv_sync_msg_release(&m);
+	ok(cv_sync_send(a, CV_SYNC_READY, 0, NULL, 0, -1, &e) == 0 && cv_sync_recv(b, &m, &e) == 0 &&
+		   m.type == CV_SYNC_READY && m.len == 0 && m.payload && m.payload[0] == '\0',
+	   "a header alone has an empty payload");
+	cv_sync_msg_release(&m);
+}
+
 static void errors(void)
 {
 	int sv[2];
@@ -162,6 +195,7 @@ static void plain(void)
 int main(void)
 {
 	roundtrip();
+	sized();
 	errors();
 	eof();
 	prefer_child_error();

@@ -52,16 +52,41 @@ void cv_sync_send_error(int sock, cv_error_t e)
 	(void)cv_sync_send(sock, CV_SYNC_ERROR, e ? e->errnum : 0, msg, len, -1, NULL);
 }
 
+/* The next message's whole length, left queued (MSG_TRUNC: a datagram's
+ * real length, SOCK_SEQPACKET included), or -errno; 0 at end of file. A
+ * buffer of the largest payload for every message was a fresh 256 KB of
+ * heap each time: page faults in both processes, to hold a few bytes. */
+static ssize_t peek_len(int sock)
+{
+	struct hdr h;
+	struct iovec iov = { &h, sizeof(h) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+	do
+		n = recvmsg(sock, &mh, MSG_PEEK | MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
 int cv_sync_recv(int sock, struct cv_sync_msg *m, cv_error_t *err)
 {
 	struct hdr h;
-	cleanup_free char *payload = malloc(CV_SYNC_MAX_PAYLOAD + 1);
-	struct iovec iov[2] = { { &h, sizeof(h) }, { payload, CV_SYNC_MAX_PAYLOAD } };
 	ssize_t n;
 
 	m->fd = -1;
 	m->payload = NULL;
 	m->len = 0;
+	n = peek_len(sock);
+	if (n < 0)
+		return cv_error(err, (int)-n, "sync: receive");
+	if (n == 0)
+		return cv_error(err, EPIPE, "container process exited unexpectedly");
+	/* a larger one is cut here, and refused below as before */
+	size_t size = (size_t)n > sizeof(h) ? (size_t)n - sizeof(h) : 0;
+	if (size > CV_SYNC_MAX_PAYLOAD)
+		size = CV_SYNC_MAX_PAYLOAD;
+	cleanup_free char *payload = malloc(size + 1);
+	struct iovec iov[2] = { { &h, sizeof(h) }, { payload, size } };
 	if (!payload)
 		return cv_error(err, ENOMEM, "sync: receive");
 	n = cv_recv_fd(sock, iov, 2, &m->fd);
