@@ -662,6 +662,32 @@ static int count_entries(const char *dir)
 	return n;
 }
 
+/* The cache key's serialization is pinned: every field tagged, strings
+ * length-prefixed, numbers in decimal, unset ones "-". A change would miss
+ * every cached entry once, or worse, let two profiles share a key. */
+static void test_cache_key(void)
+{
+	oci_seccomp_arg arg = { .index = 0, .value = UINT64_MAX, .op = "SCMP_CMP_EQ" };
+	oci_seccomp_syscall sc = { .names = strv(0, "mount", NULL),
+				   .action = "SCMP_ACT_ERRNO",
+				   .errno_ret = { true, 1 },
+				   .args = &arg,
+				   .args_len = 1 };
+	oci_seccomp p = { .default_action = "SCMP_ACT_ALLOW",
+			  .architectures = strv(1, "SCMP_ARCH_X86_64", NULL),
+			  .syscalls = &sc,
+			  .syscalls_len = 1 };
+	static const char want[] = "D14:SCMP_ACT_ALLOWe-A1;s16:SCMP_ARCH_X86_64F0;S1;N1;s5:mounta14:SCMP_ACT_ERRNOr1;G1;"
+				   "i0;v18446744073709551615;w-o11:SCMP_CMP_EQ";
+	cleanup_free char *key = NULL;
+	size_t len = 0;
+	ok(cv_seccomp_cache_key(&p, &key, &len) == 0 && key && len == strlen(key), "a key is made");
+	/* after the environment's field (cvisor, libseccomp, kernel) */
+	ok(key && key[0] == 'E' && len > sizeof(want) - 1 && strcmp(key + len - (sizeof(want) - 1), want) == 0 &&
+		   strstr(key, "cvisor ") == strchr(key, ':') + 1,
+	   "its fields serialized as pinned (%s)", key ? key : "");
+}
+
 static void test_cache(void)
 {
 	const char *path = getenv("CVISOR_SECCOMP_PROFILE")
@@ -747,6 +773,7 @@ int main(void)
 	test_errors();
 	test_notify_load();
 	test_podman_profile();
+	test_cache_key();
 	test_cache();
 	test_notify_agent();
 	printf("1..%d\n", t_num);

@@ -108,21 +108,36 @@ static void put(struct buf *b, const void *data, size_t n)
 	b->len += n;
 }
 
+/* TAG, then V in decimal and END, or "-" when unset. By hand: a profile
+ * has hundreds of fields and a key is made on every run (snprintf took
+ * ~0.1 ms of a `cvisor do` here). */
+static void put_tagged(struct buf *b, char tag, bool set, uint64_t v, char end)
+{
+	char s[24], *p = s + sizeof(s);
+	if (set) {
+		*--p = end;
+		do
+			*--p = (char)('0' + v % 10);
+		while (v /= 10);
+	} else {
+		*--p = '-';
+	}
+	*--p = tag;
+	put(b, p, (size_t)(s + sizeof(s) - p));
+}
+
 /* Tagged, length-prefixed fields: no two different profiles serialize alike. */
 static void put_str(struct buf *b, char tag, const char *s)
 {
-	char hdr[32];
-	int n = s ? snprintf(hdr, sizeof(hdr), "%c%zu:", tag, strlen(s)) : snprintf(hdr, sizeof(hdr), "%c-", tag);
-	put(b, hdr, n);
+	size_t len = s ? strlen(s) : 0;
+	put_tagged(b, tag, s != NULL, len, ':');
 	if (s)
-		put(b, s, strlen(s));
+		put(b, s, len);
 }
 
 static void put_u64(struct buf *b, char tag, bool set, uint64_t v)
 {
-	char s[40];
-	int n = set ? snprintf(s, sizeof(s), "%c%" PRIu64 ";", tag, v) : snprintf(s, sizeof(s), "%c-", tag);
-	put(b, s, n);
+	put_tagged(b, tag, set, v, ';');
 }
 
 static void put_strv(struct buf *b, char tag, const oci_strv *v)
