@@ -35,16 +35,15 @@ int cv_masked_paths(const oci_spec *spec, cv_error_t *err)
 	bool unreachable_ok = !spec->process || spec->process->user.additional_gids_len == 0;
 	for (size_t i = 0; i < lx->masked_paths.len; i++) {
 		const char *path = lx->masked_paths.v[i];
-		cleanup_close int dest = cv_open_in_root(root, path, O_PATH, 0, err);
+		cleanup_close int dest = cv_open_in_root_errno(root, path, O_PATH, 0);
 		if (dest < 0) {
-			int e = (*err)->errnum;
+			int e = -dest;
 			if (e == ENOENT || (e == EACCES && unreachable_ok)) {
 				if (e == EACCES)
 					cv_debug("maskedPaths: `%s` is out of reach, nothing to mask", path);
-				cv_error_release(err);
 				continue;
 			}
-			return cv_error_prefix(err, "maskedPaths");
+			return cv_error(err, e, "maskedPaths: open `%s` inside the rootfs", path);
 		}
 		struct stat st;
 		if (fstat(dest, &st) < 0)
@@ -99,13 +98,11 @@ int cv_readonly_paths(const oci_spec *spec, cv_error_t *err)
 		return cv_error_errno(err, "open `/`");
 	for (size_t i = 0; i < lx->readonly_paths.len; i++) {
 		const char *path = lx->readonly_paths.v[i];
-		cleanup_close int dest = cv_open_in_root(root, path, O_PATH, 0, err);
+		cleanup_close int dest = cv_open_in_root_errno(root, path, O_PATH, 0);
 		if (dest < 0) {
-			if ((*err)->errnum == ENOENT) {
-				cv_error_release(err);
+			if (dest == -ENOENT)
 				continue;
-			}
-			return cv_error_prefix(err, "readonlyPaths");
+			return cv_error(err, -dest, "readonlyPaths: open `%s` inside the rootfs", path);
 		}
 		cleanup_close int tree = open_tree(dest, "",
 						   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);

@@ -207,7 +207,7 @@ static int walk_in_root(int rootfd, const char *path, int flags, mode_t mode)
 	return fd < 0 ? -errno : fd;
 }
 
-static int open_in_root_raw(int rootfd, const char *path, int flags, mode_t mode)
+int cv_open_in_root_errno(int rootfd, const char *path, int flags, mode_t mode)
 {
 	if (!openat2_missing) {
 		int fd = sys_openat2(rootfd, path, flags, mode, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
@@ -221,7 +221,7 @@ static int open_in_root_raw(int rootfd, const char *path, int flags, mode_t mode
 
 int cv_open_in_root(int rootfd, const char *path, int flags, mode_t mode, cv_error_t *err)
 {
-	int fd = open_in_root_raw(rootfd, path, flags, mode);
+	int fd = cv_open_in_root_errno(rootfd, path, flags, mode);
 	if (fd < 0)
 		return cv_error(err, -fd, "open `%s` inside the rootfs", path);
 	return fd;
@@ -280,7 +280,7 @@ static int mkdir_open(int rootfd, const char *path, bool file, int depth, cv_err
 	if (r < 0)
 		return cv_error(err, -r, "path `%s`", path);
 
-	int fd = open_in_root_raw(rootfd, clean, O_PATH, 0);
+	int fd = cv_open_in_root_errno(rootfd, clean, O_PATH, 0);
 	if (fd >= 0)
 		return fd;
 	if (fd != -ENOENT)
@@ -300,7 +300,7 @@ static int mkdir_open(int rootfd, const char *path, bool file, int depth, cv_err
 			break;
 		}
 		*slash = '\0';
-		parent = open_in_root_raw(rootfd, clean, O_PATH | O_DIRECTORY, 0);
+		parent = cv_open_in_root_errno(rootfd, clean, O_PATH | O_DIRECTORY, 0);
 		if (parent >= 0)
 			break;
 		if (parent != -ENOENT)

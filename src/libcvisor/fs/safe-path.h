@@ -16,6 +16,9 @@
 /* openat2(rootfd, path, RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS) with a
  * fallback fd walk on kernels without openat2. O_CLOEXEC is always added. */
 int cv_open_in_root(int rootfd, const char *path, int flags, mode_t mode, cv_error_t *err);
+/* The same, the fd or -errno: for a caller to whom some errors are no error
+ * (a path to mask that does not exist), without a message made and dropped. */
+int cv_open_in_root_errno(int rootfd, const char *path, int flags, mode_t mode);
 /* Opens /proc/<subpath> (e.g. "self/oom_score_adj", "sys/net/ipv4/ip_forward"),
  * checking the result is on procfs (fstatfs PROC_SUPER_MAGIC) and was reached
  * without crossing a mount or symlink. Returns an fd (O_CLOEXEC) or < 0. */
