@@ -129,14 +129,21 @@ assert_sandboxes_gone() {
 	sbt new net 0 limits 0 16 0 run 'for i in $(seq 40); do sleep 1 & done 2>/dev/null; wait' report
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'"processes": true'* ]]
-	# half a core: a busy loop for a second gets about half a second
+	# half a core: a busy loop of 1.5 s is held back about 0.75 s. The
+	# cgroup's throttled time tells, not CPU against wall time: in the
+	# emulated cgroup v2 guest on a loaded host, time the guest lost is
+	# charged as CPU time (cpu 1.455 s in 1.671 s once, limit and all)
 	sbt new net 0 limits 0 0 50 runt 1500 'while :; do :; done' report
 	[ "$status" -eq 0 ]
-	local cpu wall
-	cpu=$(printf '%s\n' "$output" | sed -n 's/.*"cpu_seconds": \([0-9.]*\),*/\1/p' | tail -1)
-	wall=$(printf '%s\n' "$output" | sed -n 's/.*"wall_seconds": \([0-9.]*\),*/\1/p')
-	[ -n "$cpu" ]
-	awk -v c="$cpu" -v w="$wall" 'BEGIN { exit !(c < 0.75 * w) }' || { echo "cpu $cpu s in $wall s"; false; }
+	local held
+	held=$(printf '%s\n' "$output" | sed -n 's/.*"cpu_throttled_seconds": \([^,]*\),*$/\1/p')
+	[ -n "$held" ]
+	awk -v h="$held" 'BEGIN { exit !(h + 0 >= 0.2) }' || { echo "held back $held s"; false; }
+	# without a limit nothing holds it back (null: no cgroup for CPU time)
+	sbt new net 0 limits 0 0 0 runt 500 'while :; do :; done' report
+	[ "$status" -eq 0 ]
+	held=$(printf '%s\n' "$output" | sed -n 's/.*"cpu_throttled_seconds": \([^,]*\),*$/\1/p')
+	[[ "$held" == null || "$held" == 0 ]] || { echo "held back $held s"; false; }
 }
 
 @test "sandbox api: network: loopback only when off, listen(2) refused unless allowed" {

@@ -824,6 +824,12 @@ int cv_sandbox_report_emit(const cv_sandbox_report *r, char **out, size_t *out_l
 		jw_num(&w, buf);
 	} else
 		jw_null(&w);
+	jw_key(&w, "cpu_throttled_seconds");
+	if (r->cpu_throttled_known) {
+		fmt_milli(r->cpu_throttled_ms, buf, sizeof(buf));
+		jw_num(&w, buf);
+	} else
+		jw_null(&w);
 	jw_key(&w, "peak_memory_bytes");
 	if (r->peak_memory_known)
 		jw_u64(&w, r->peak_memory);

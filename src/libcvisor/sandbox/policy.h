@@ -130,6 +130,10 @@ typedef struct {
 	uint64_t wall_ms;
 	bool cpu_known;
 	uint64_t cpu_ms;
+	/* time its CPU limit held it back (cpu.stat throttled_usec, v1
+	 * throttled_time): a share enforced, whatever the clock did */
+	bool cpu_throttled_known;
+	uint64_t cpu_throttled_ms;
 	bool peak_memory_known;
 	uint64_t peak_memory; /* bytes */
 	/* bytes in use at the end of the run in /tmp and in the private

@@ -330,6 +330,11 @@ static void read_cgroup_figures(const oci_kv_list *paths, cv_sandbox_report *r)
 			r->cpu_ms = v / 1000;
 		}
 	}
+	d = cg_dir(paths, "cpu", &v2);
+	if (d && read_cg_value(d, "cpu.stat", v2 ? "throttled_usec" : "throttled_time", &v)) {
+		r->cpu_throttled_known = true;
+		r->cpu_throttled_ms = v2 ? v / 1000 : v / 1000000;
+	}
 }
 
 /* ---- hook leftovers ---- */
