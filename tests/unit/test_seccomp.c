@@ -677,8 +677,9 @@ static void test_cache_key(void)
 			  .architectures = strv(1, "SCMP_ARCH_X86_64", NULL),
 			  .syscalls = &sc,
 			  .syscalls_len = 1 };
-	static const char want[] = "D14:SCMP_ACT_ALLOWe-A1;s16:SCMP_ARCH_X86_64F0;S1;N1;s5:mounta14:SCMP_ACT_ERRNOr1;G1;"
-				   "i0;v18446744073709551615;w-o11:SCMP_CMP_EQ";
+	static const char want[] =
+		"D14:SCMP_ACT_ALLOWe-A1;s16:SCMP_ARCH_X86_64F0;S1;N1;s5:mounta14:SCMP_ACT_ERRNOr1;G1;"
+		"i0;v18446744073709551615;w-o11:SCMP_CMP_EQ";
 	cleanup_free char *key = NULL;
 	size_t len = 0;
 	ok(cv_seccomp_cache_key(&p, &key, &len) == 0 && key && len == strlen(key), "a key is made");

@@ -76,8 +76,8 @@ static void sized(void)
 	ok(m.payload && memcmp(m.payload, big, sizeof(big)) == 0 && m.payload[sizeof(big)] == '\0',
 	   "its bytes whole, NUL-terminated");
 	cv_sync_msg_release(&m);
-	ok(cv_sync_recv(b, &m, &e) == 0 && m.type == CV_SYNC_CONSOLE && m.errnum == 3 && m.len == 1 &&
-		   m.payload && strcmp(m.payload, "x") == 0,
+	ok(cv_sync_recv(b, &m, &e) == 0 && m.type == CV_SYNC_CONSOLE && m.errnum == 3 && m.len == 1 && m.payload &&
+		   strcmp(m.payload, "x") == 0,
 	   "the second arrives whole after it");
 	ok(m.fd >= 0 && same_file(m.fd, devnull), "with its fd");
 	cv_sync_msg_release(&m);
