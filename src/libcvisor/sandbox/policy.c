@@ -769,10 +769,22 @@ int cv_policy_emit(const cv_policy *p, bool pretty, char **out, size_t *out_len,
 	return 0;
 }
 
+/* KEY: MS as seconds, or null when not KNOWN. */
+static void seconds_or_null(jw *w, const char *key, bool known, uint64_t ms)
+{
+	char buf[32];
+	jw_key(w, key);
+	if (known) {
+		fmt_milli(ms, buf, sizeof(buf));
+		jw_num(w, buf);
+	} else {
+		jw_null(w);
+	}
+}
+
 int cv_sandbox_report_emit(const cv_sandbox_report *r, char **out, size_t *out_len, cv_error_t *err)
 {
 	cleanup_jw jw w = { 0 };
-	char buf[64];
 	if (jw_init(&w, true, err) < 0)
 		return cv_error_prefix(err, "emit report");
 	jw_open(&w);
@@ -815,21 +827,9 @@ int cv_sandbox_report_emit(const cv_sandbox_report *r, char **out, size_t *out_l
 	jw_key(&w, "stderr");
 	jw_bool(&w, r->stderr_truncated);
 	jw_close(&w);
-	jw_key(&w, "wall_seconds");
-	fmt_milli(r->wall_ms, buf, sizeof(buf));
-	jw_num(&w, buf);
-	jw_key(&w, "cpu_seconds");
-	if (r->cpu_known) {
-		fmt_milli(r->cpu_ms, buf, sizeof(buf));
-		jw_num(&w, buf);
-	} else
-		jw_null(&w);
-	jw_key(&w, "cpu_throttled_seconds");
-	if (r->cpu_throttled_known) {
-		fmt_milli(r->cpu_throttled_ms, buf, sizeof(buf));
-		jw_num(&w, buf);
-	} else
-		jw_null(&w);
+	seconds_or_null(&w, "wall_seconds", true, r->wall_ms);
+	seconds_or_null(&w, "cpu_seconds", r->cpu_known, r->cpu_ms);
+	seconds_or_null(&w, "cpu_throttled_seconds", r->cpu_throttled_known, r->cpu_throttled_ms);
 	jw_key(&w, "peak_memory_bytes");
 	if (r->peak_memory_known)
 		jw_u64(&w, r->peak_memory);

@@ -72,14 +72,21 @@ static void copy_to_end(struct cv_relay *r, char *buf, size_t size)
 		close(r->dst);
 }
 
-static void *copy(void *arg)
+/* EPIPE instead of SIGPIPE, which would kill the whole supervisor: blocked
+ * in this thread, the mask before into *SAVED; false when it could not be. */
+static bool block_sigpipe(sigset_t *saved)
 {
-	struct cv_relay *r = arg;
-	/* EPIPE instead: the signal would kill the whole supervisor */
 	sigset_t pipe;
 	sigemptyset(&pipe);
 	sigaddset(&pipe, SIGPIPE);
-	(void)pthread_sigmask(SIG_BLOCK, &pipe, NULL);
+	return pthread_sigmask(SIG_BLOCK, &pipe, saved) == 0;
+}
+
+static void *copy(void *arg)
+{
+	struct cv_relay *r = arg;
+	sigset_t saved;
+	(void)block_sigpipe(&saved);
 	copy_to_end(r, r->buf, CHUNK);
 	free(r->buf);
 	r->buf = NULL;
@@ -121,22 +128,22 @@ void cv_relay_finish(struct cv_relay *r)
 		cv_relay_join(r);
 		return;
 	}
-	/* SIGPIPE as in the thread: EPIPE, and the caller's mask as it was */
-	sigset_t pipe, saved;
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	bool masked = pthread_sigmask(SIG_BLOCK, &pipe, &saved) == 0;
+	/* as in the thread, then the caller's mask as it was */
+	sigset_t saved;
+	bool masked = block_sigpipe(&saved);
 	char small[4096];
 	char *big = malloc(CHUNK);
 	copy_to_end(r, big ? big : small, big ? CHUNK : sizeof(small));
 	free(big);
-	/* a SIGPIPE raised here is dropped, not delivered once unblocked */
-	if (masked && !sigismember(&saved, SIGPIPE)) {
+	if (masked) {
+		/* a SIGPIPE raised here is dropped, not delivered once unblocked */
+		sigset_t pipe;
+		sigemptyset(&pipe);
+		sigaddset(&pipe, SIGPIPE);
 		struct timespec zero = { 0, 0 };
-		while (sigtimedwait(&pipe, NULL, &zero) > 0)
+		while (!sigismember(&saved, SIGPIPE) && sigtimedwait(&pipe, NULL, &zero) > 0)
 			;
-	}
-	if (masked)
 		(void)pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	}
 	r->src = r->dst = -1;
 }
