@@ -33,6 +33,18 @@ static int cmd_sandbox_keeper(struct cv_cli *cli, int argc, char **argv, cv_erro
 	return cv_sandbox_keeper(&cli->ctx, err) < 0 ? -1 : 0;
 }
 
+static const char reap_help[] = "Usage: cvisor " CV_SANDBOX_REAP_VERB
+				" PID PID_START ID [KEY VALUE]... (run by cvisor do's watcher, not by users)\n";
+
+static int cmd_sandbox_reap(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
+{
+	static const struct option opts[] = { CLI_HELP_OPTION, { NULL, 0, NULL, 0 } };
+	int c;
+	while ((c = cli_getopt(argc, argv, "+:h", opts)) != -1)
+		return cli_option_error(cli, c, argv, reap_help, err);
+	return cv_sandbox_reap(argc - optind, argv + optind, err) < 0 ? -1 : 0;
+}
+
 static const struct {
 	const char *name;
 	cv_cmd_fn *fn;
@@ -57,6 +69,7 @@ static const struct {
 	{ "gc", cmd_gc, "remove what killed `cvisor do` runs left behind" },
 	/* libcvisor's, not the user's: no summary, not in the help */
 	{ "sandbox-keeper", cmd_sandbox_keeper, NULL },
+	{ CV_SANDBOX_REAP_VERB, cmd_sandbox_reap, NULL },
 };
 
 static const char main_help[] =

@@ -32,6 +32,15 @@ struct cvisor_context;
 int cv_sandbox_keeper(const struct cvisor_context *ctx, cv_error_t *err);
 int cv_sandbox_agent(int argc, char **argv);
 
+/* The watcher of a `cvisor do` run (sandbox/watcher.h) executes `cvisor
+ * sandbox-reap PID PID_START ID [KEY VALUE]...` when the supervisor died:
+ * the run's init and its cgroup paths (the state's cgroup_paths). It kills
+ * what is left of the run (its cgroup, then the init if still that
+ * process) and removes the cgroup; failures are warnings, as the
+ * supervisor's own. ARGV are the arguments after the verb. */
+#define CV_SANDBOX_REAP_VERB "sandbox-reap"
+int cv_sandbox_reap(int argc, char *const *argv, cv_error_t *err);
+
 /* One --log-format json line, {"level":LEVEL,"msg":MSG,"time":TIME}, in
  * *line (free; no newline). MSG is kept even when it is not UTF-8. < 0 when
  * out of memory. */

@@ -433,6 +433,82 @@ teardown() {
 	assert_clean
 }
 
+@test "sandbox: the watcher shares cvisor do's memory (no copy); killed with cvisor do, it ends what was put into the run's cgroup and removes it" {
+	requires_root
+	requires python3
+	"$CVISOR" --root "$CV_ROOT" do --processes 64 -- sleep 4718 &
+	local pid=$! w="" outsider cg
+	cv_track_pid $pid
+	for _ in $(seq 50); do
+		pgrep -f '^sleep 4718' >/dev/null && w="$(pgrep -P $pid -x cvisor)" && break
+		sleep 0.1
+	done
+	[ -n "$w" ]
+	cv_track_pid $w
+	# kcmp(KCMP_VM) is 0 only for one address space: a fork's copy is not
+	run python3 -c '
+import ctypes, os, sys
+nr = {"x86_64": 312, "aarch64": 272}[os.uname().machine]
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.syscall(nr, int(sys.argv[1]), int(sys.argv[2]), 1, 0, 0))' $pid $w
+	[ "$status" -eq 0 ]
+	[ "$output" = 0 ]
+	# a process put into the run's cgroup from outside
+	sleep 4719 &
+	outsider=$!
+	cv_track_pid $outsider
+	cg="$(run_cgroups $pid | head -1)"
+	[ -n "$cg" ]
+	echo $outsider >"$cg/cgroup.procs"
+	kill -9 $pid
+	wait_run_cgroups_gone $pid
+	for _ in $(seq 50); do kill -0 $outsider 2>/dev/null || break; sleep 0.1; done
+	run ! kill -0 $outsider
+	run ! pgrep -f '^sleep 4718'
+	# the watcher became `cvisor sandbox-reap` and has ended too (a
+	# zombie until init reaps it: its parent was cvisor do)
+	local state=""
+	for _ in $(seq 50); do
+		state="$(cut -d' ' -f3 "/proc/$w/stat" 2>/dev/null)" || true
+		[ -z "$state" ] || [ "$state" = Z ] && break
+		sleep 0.1
+	done
+	[[ -z "$state" || "$state" = Z ]]
+	assert_clean
+}
+
+@test "sandbox: sandbox-reap (the watcher's verb) refuses what is not the own cgroup of a run whose supervisor is gone" {
+	requires_root
+	run "$CVISOR" sandbox-reap
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"expected PID PID_START ID"* ]]
+	run "$CVISOR" sandbox-reap x 1 do-1-2
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"PID \`x\`: not a process id"* ]]
+	run "$CVISOR" sandbox-reap 5 1 foo
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"ID \`foo\`: not a run of cvisor do"* ]]
+	"$CVISOR" --root "$CV_ROOT" do --processes 64 -- sleep 4720 &
+	local pid=$! cg id
+	cv_track_pid $pid
+	for _ in $(seq 50); do pgrep -f '^sleep 4720' >/dev/null && break; sleep 0.1; done
+	cg="$(run_cgroups $pid | head -1)"
+	[ -n "$cg" ]
+	id="$(basename "$cg")"
+	run "$CVISOR" sandbox-reap 5 1 "$id" pids /sys/fs/cgroup/pids
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not the cgroup of run $id"* ]]
+	# its supervisor alive: neither the run nor its cgroup is touched
+	run "$CVISOR" sandbox-reap "$(pgrep -f '^sleep 4720')" 0 "$id" pids "$cg"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"the supervisor of run $id, process $pid, is alive"* ]]
+	[ -d "$cg" ]
+	pgrep -f '^sleep 4720'
+	kill -9 $pid
+	wait_run_cgroups_gone $pid
+	assert_clean
+}
+
 @test "sandbox: SIGKILL of cvisor do and its watcher: the program dies with cvisor (parent death signal), gc removes the cgroup" {
 	requires_root
 	"$CVISOR" --root "$CV_ROOT" do --processes 64 -- sleep 4714 &

@@ -29,6 +29,7 @@
 
 #include "cgroups/cgroups.h"
 #include "cleanup.h"
+#include "cvisor-binary.h"
 #include "clock.h"
 #include "io.h"
 #include "process/console.h"
@@ -39,8 +40,7 @@
 #include "sandbox/sandbox.h"
 #include "lifecycle/state-store.h"
 #include "sandbox/supervisor.h"
-
-#define DONE_BYTE 'd'
+#include "sandbox/watcher.h"
 
 /* What cvisor do passes on to the program (through its init): what a
  * terminal, a shell or a supervisor sends to stop or poke a process. */
@@ -175,90 +175,100 @@ int cv_sandbox_run_remove(const struct cvisor_context *ctx, pid_t pid, unsigned 
 	return 0;
 }
 
-/* ---- the watcher ---- */
+/* ---- the watcher (watcher.h) ---- */
 
-/* Forked once the program runs (off the path to it); returns in the parent
- * with *wfd the write end of a pipe. The watcher first runs the gc, then
- * waits: if this process dies, its container process dies too
- * (PR_SET_PDEATHSIG) and the watcher, seeing EOF instead of DONE_BYTE,
- * removes the cgroup. */
-static int start_watcher(const struct cvisor_context *ctx, struct cv_container *c, const oci_spec *spec,
-			 const int *drop, size_t ndrop, int *wfd, pid_t *pid, cv_error_t *err)
+/* What the watcher executes should we die: `cvisor sandbox-reap` for C's
+ * cgroup and init (cv_sandbox_reap), "KEY\0VALUE" pairs of its cgroup paths
+ * as arguments. Malloc'd: *argv and its strings in one block. */
+static int reap_argv(const struct cv_container *c, char ***argv, cv_error_t *err)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return cv_error_errno(err, "sandbox: pipe");
-	pid_t w = fork();
-	if (w < 0) {
-		close(p[0]);
-		close(p[1]);
-		return cv_error_errno(err, "sandbox: fork the watcher");
+	const oci_state *st = c->state;
+	const oci_kv_list *paths = &st->cgroup_paths;
+	char pid[24], start[24];
+	snprintf(pid, sizeof(pid), "%d", (int)st->pid);
+	snprintf(start, sizeof(start), "%" PRIu64, st->pid_start);
+	const char *fixed[] = { "/proc/self/exe", CV_SANDBOX_REAP_VERB, pid, start, st->id };
+	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), n = nfixed + 2 * paths->len, bytes = 0;
+	for (size_t i = 0; i < nfixed; i++)
+		bytes += strlen(fixed[i]) + 1;
+	for (size_t i = 0; i < paths->len; i++)
+		bytes += strlen(paths->v[i].key) + strlen(paths->v[i].value) + 2;
+	char **v = malloc((n + 1) * sizeof(char *) + bytes);
+	if (!v)
+		return cv_error(err, ENOMEM, "sandbox watcher");
+	char *s = (char *)(v + n + 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *src = i < nfixed              ? fixed[i]
+				  : (i - nfixed) % 2 == 0 ? paths->v[(i - nfixed) / 2].key
+							  : paths->v[(i - nfixed) / 2].value;
+		size_t len = strlen(src) + 1;
+		v[k++] = memcpy(s, src, len);
+		s += len;
 	}
-	if (w == 0) {
-		close(p[1]);
-		/* our ends of the program's pipes: held here, they would keep
-		 * its stdin open and its writes from failing once nobody reads */
-		for (size_t i = 0; i < ndrop; i++)
-			if (drop[i] >= 0)
-				close(drop[i]);
-		/* not in the terminal's process group: a ^C aimed at the
-		 * program must not take the cleanup down with it */
-		(void)setpgid(0, 0);
-		signal(SIGINT, SIG_IGN);
-		signal(SIGHUP, SIG_IGN);
-		signal(SIGTERM, SIG_IGN);
-		/* it may outlive us by its gc: not holding the caller's stdin and
-		 * stdout, a reader of them sees the end when we end */
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (null >= 0) {
-			(void)dup2(null, STDIN_FILENO);
-			(void)dup2(null, STDOUT_FILENO);
-			close(null);
-		}
-		/* first the leftovers of runs whose supervisor and watcher both
-		 * died: here, in parallel with the program */
-		unsigned removed = 0;
-		cleanup_error cv_error_t e = NULL;
-		if (cv_sandbox_gc(ctx, &removed, &e) < 0)
-			cv_warn("sandbox gc: %s", e->msg);
-		char b = 0;
-		ssize_t n;
-		do
-			n = read(p[0], &b, 1);
-		while (n < 0 && errno == EINTR);
-		if (n == 1 && b == DONE_BYTE)
-			_exit(0);
-		destroy_run(c, spec);
-		_exit(0);
-	}
-	close(p[0]);
-	*wfd = p[1];
-	*pid = w;
+	v[k] = NULL;
+	*argv = v;
 	return 0;
 }
 
-/* Sends DONE_BYTE; the watcher then exits on its own. */
-static void release_watcher(int *wfd)
+/* Running or stopped: neither gone nor a zombie. */
+static bool process_alive(pid_t pid)
 {
-	char b = DONE_BYTE;
-	if (*wfd < 0)
-		return;
-	if (write(*wfd, &b, 1) != 1)
-		cv_warn("sandbox: tell the watcher we are done: %s", strerror(errno));
-	close(*wfd);
-	*wfd = -1;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	return !paren || paren[1] != ' ' || (paren[2] != 'Z' && paren[2] != 'X');
 }
 
-/* Sends DONE_BYTE and reaps the watcher if it is gone already. Otherwise
- * it is still in its gc, and exits right after it on its own (as the child
- * subreaper's orphan it then goes to init): waiting for the gc would put it
- * on the path of a short program again. */
-static void stop_watcher(int wfd, pid_t pid)
+int cv_sandbox_reap(int argc, char *const *argv, cv_error_t *err)
 {
-	release_watcher(&wfd);
-	if (pid > 0)
-		while (waitpid(pid, NULL, WNOHANG) < 0 && errno == EINTR)
-			;
+	if (argc < 3 || (argc - 3) % 2 != 0)
+		return cv_error_plain(err, EINVAL, CV_SANDBOX_REAP_VERB ": expected PID PID_START ID [KEY VALUE]...");
+	char *end;
+	errno = 0;
+	long pid = strtol(argv[0], &end, 10);
+	if (errno || *end || pid <= 0 || pid > INT32_MAX)
+		return cv_error_plain(err, EINVAL, CV_SANDBOX_REAP_VERB ": PID `%s`: not a process id", argv[0]);
+	uint64_t start = strtoull(argv[1], &end, 10);
+	if (errno || *end || !*argv[1])
+		return cv_error_plain(err, EINVAL, CV_SANDBOX_REAP_VERB ": PID_START `%s`: not a number", argv[1]);
+	/* only a run's own cgroup, and only once its supervisor is gone */
+	const char *id = argv[2];
+	pid_t supervisor = run_pid(id);
+	if (!supervisor)
+		return cv_error_plain(err, EINVAL,
+				      CV_SANDBOX_REAP_VERB ": ID `%s`: not a run of cvisor do (do-PID-...)", id);
+	for (int i = 4; i < argc; i += 2) {
+		const char *slash = strrchr(argv[i], '/');
+		if (argv[i][0] == '/' && (!slash || strcmp(slash + 1, id) != 0))
+			return cv_error_plain(err, EINVAL, CV_SANDBOX_REAP_VERB ": `%s`: not the cgroup of run %s",
+					      argv[i], id);
+	}
+	if (process_alive(supervisor))
+		return cv_error_plain(err, EBUSY,
+				      CV_SANDBOX_REAP_VERB ": the supervisor of run %s, process %d, is alive", id,
+				      (int)supervisor);
+	cleanup_container struct cv_container *c = calloc(1, sizeof(*c));
+	if (!c || !(c->state = calloc(1, sizeof(*c->state))) || !(c->state->id = strdup(id)))
+		return cv_error(err, ENOMEM, CV_SANDBOX_REAP_VERB);
+	c->state->pid = (int)pid;
+	c->state->pid_start = start;
+	size_t n = (size_t)(argc - 3) / 2;
+	oci_kv_list *paths = &c->state->cgroup_paths;
+	if (n && !(paths->v = calloc(n, sizeof(*paths->v))))
+		return cv_error(err, ENOMEM, CV_SANDBOX_REAP_VERB);
+	for (size_t i = 0; i < n; i++, paths->len++)
+		if (!(paths->v[i].key = strdup(argv[3 + 2 * i])) || !(paths->v[i].value = strdup(argv[4 + 2 * i])))
+			return cv_error(err, ENOMEM, CV_SANDBOX_REAP_VERB);
+	/* a run has no hooks to run at its end (outbound's is createRuntime) */
+	const oci_spec none = { 0 };
+	destroy_run(c, &none);
+	return 0;
 }
 
 /* ---- cgroup figures ---- */
@@ -513,8 +523,7 @@ struct run {
 	int lockfd;   /* LIVE_FILE, our byte locked */
 	int configfd; /* memfd holding config.json */
 	char config_path[64];
-	int watch_fd;
-	pid_t watcher;
+	struct cv_watcher watcher;
 	/* a cgroup, and the watcher that removes it should we die (without
 	 * one, the pid namespace ends with its init, whose parent death signal
 	 * is ours, and nothing else of the run exists) */
@@ -532,7 +541,7 @@ struct run {
 	sigset_t sigmask_saved;
 	struct cv_transient t;  /* the container once it runs, until destroyed */
 	oci_spec *built;        /* cv_sandbox_spec's, until the runtime takes it */
-	cv_error_t watcher_err; /* start_watcher's, when watcher is -1 */
+	cv_error_t watcher_err; /* cv_watcher_start's, when it failed */
 	/* the sandbox's /tmp and private workspace, held open so that their
 	 * use can be read when the run is over (--report), or -1 */
 	int tmp_fd, ws_fd;
@@ -664,7 +673,7 @@ static void run_release(struct run *R)
 	for (int fd = 0; fd < 3; fd++)
 		if (R->t.stdio[fd] >= 0)
 			close(R->t.stdio[fd]);
-	stop_watcher(R->watch_fd, R->watcher);
+	cv_watcher_release(&R->watcher);
 	if (R->raw)
 		cv_console_restore(0, &R->termios);
 	if (R->t.console_master >= 0)
@@ -908,14 +917,13 @@ static void on_keys(struct run *R, short in_events, short out_events)
 		R->keys_off = R->keys_len = 0;
 }
 
-/* While the container process goes on to execve: the watcher (which also
- * runs the gc of runs whose supervisor and watcher both died), off the path
+/* While the container process goes on to execve: the watcher, off the path
  * to the program. */
 static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 {
 	struct run *R = arg;
 	/* first: the init's root is gone once the program has exited, which
-	 * a short one may do while the watcher is forked */
+	 * a short one may do while the watcher starts */
 	if (R->storage) {
 		R->tmp_fd = open_storage(c->state->pid, "tmp");
 		if (R->storage_ws)
@@ -929,10 +937,12 @@ static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 		if (R->relay[i].own_dst)
 			drop[n++] = R->relay[i].dst;
 	}
+	(void)spec;
 	if (!R->watch)
 		return;
-	if (start_watcher(R->ctx, c, spec, drop, n, &R->watch_fd, &R->watcher, &R->watcher_err) < 0)
-		R->watcher = -1;
+	cleanup_free char **argv = NULL;
+	if (reap_argv(c, &argv, &R->watcher_err) == 0)
+		(void)cv_watcher_start(&R->watcher, argv, drop, n, &R->watcher_err);
 }
 
 /* Non-root callers without a delegated cgroup: the cgroup limits cannot be
@@ -970,8 +980,7 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	struct run R = { .ctx = ctx,
 			 .lockfd = -1,
 			 .configfd = -1,
-			 .watch_fd = -1,
-			 .watcher = -1,
+			 .watcher = CV_WATCHER_INIT,
 			 .tty = -1,
 			 .sigfd = -1,
 			 .tmp_fd = -1,
@@ -1003,8 +1012,7 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	R.storage = figures;
 	R.storage_ws = !policy->workspace;
 	/* the cgroup is for the limits and the figures of the report: with
-	 * neither, a run makes none, and needs no watcher (~2 ms of a short
-	 * run on two CPUs: its fork and gc compete with the program's start) */
+	 * neither, a run makes none, and needs no watcher */
 	bool cgroup = figures || eff.memory.set || eff.cpus_milli.set || eff.processes.set;
 	R.t.no_cgroup = !cgroup;
 	R.watch = cgroup && !watched;
@@ -1033,15 +1041,15 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 		goto out;
 	r = -1;
 	pid_t pid = R.t.c->state->pid;
-	if (R.watch && R.watcher < 0) {
+	if (R.watch && R.watcher.pid < 0) {
 		cv_error_move(err, &R.watcher_err);
 		goto out;
 	}
 	if (start_stdio(&R, policy, err) < 0)
 		goto out;
-	if (!cgroup && !watched) {
-		/* the watcher's gc, here while the program runs: what runs
-		 * with a cgroup left when killed with their watchers */
+	if (!watched) {
+		/* the gc, here while the program runs: what runs with a
+		 * cgroup left when killed with their watchers */
 		unsigned removed = 0;
 		cleanup_error cv_error_t e = NULL;
 		if (cv_sandbox_gc(ctx, &removed, &e) < 0)
@@ -1129,9 +1137,9 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	if (R.t.init_status >= 0 && read(R.t.init_status, &program, sizeof(program)) == sizeof(program))
 		status = program;
 	/* No process of the sandbox is left (its pid namespace ended with the
-	 * program): let the watcher exit now, in parallel with the teardown
-	 * below, and reap it at the end. */
-	release_watcher(&R.watch_fd);
+	 * program): the watcher exits now, in parallel with the teardown
+	 * below, and is reaped at the end. */
+	cv_watcher_done(&R.watcher);
 	if (WIFEXITED(status)) {
 		rep->exit_code = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {
@@ -1176,7 +1184,7 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	if (r < 0)
 		goto out;
 	r = -1;
-	reap_orphans(R.watcher);
+	reap_orphans(R.watcher.pid);
 	/* a shell reports its child's death by signal n as exit status 128+n:
 	 * taken as the signal when the matching limit was set */
 	if (policy->cpu_seconds.set && rep->signal == 0 && rep->exit_code == 128 + SIGXCPU)
@@ -1193,7 +1201,7 @@ out:
 	if (R.t.c) {
 		/* the program's death ends the relays too (run_release joins) */
 		destroy_run(R.t.c, R.t.spec);
-		reap_orphans(R.watcher);
+		reap_orphans(R.watcher.pid);
 	}
 	run_release(&R);
 	return r;

@@ -16,9 +16,10 @@
  * report.
  *
  * Cleanup when the supervisor itself dies (even by SIGKILL): its program
- * dies with it, and a watcher process, forked once the program runs, holds
- * the read end of a pipe only the supervisor writes; end-of-file without
- * the supervisor's "done" byte makes it remove the cgroup. A run without a
+ * dies with it, and a watcher process (watcher.h), started once the program
+ * runs, holds the read end of a pipe only the supervisor writes;
+ * end-of-file without the supervisor's "done" byte makes it execute
+ * `cvisor sandbox-reap`, which removes the cgroup. A run without a
  * cgroup needs no watcher, nor one whose parent watches it (libcvisor's
  * keeper: cv_sandbox_run_remove). If the watcher was killed too,
  * cv_sandbox_gc() finds the cgroup directories of runs whose byte of the
@@ -28,8 +29,9 @@
  * After the program ran, the supervisor touches on the host only: the
  * cgroup files it reads and the directories it removes (kernfs: no symlink,
  * no FIFO can be made there), /proc/thread-self/children, its own fds (the
- * caller's stdio, the pty master, pipes) and, in the watcher, the bundles
- * directory's lock file (in the state root, outside the sandbox's reach).
+ * caller's stdio, the pty master, pipes) and, for the gc of other runs
+ * while the program runs, the bundles directory's lock file (in the state
+ * root, outside the sandbox's reach).
  * The report file, which may lie in the workspace, is written by
  * cvisor_do() (do.c) through a directory fd opened before the run
  * (cv_write_file_atomic). */
@@ -89,6 +91,9 @@ int cv_sandbox_gc(const struct cvisor_context *ctx, unsigned *removed, cv_error_
  * directories of the run whose supervisor was process PID, dead and reaped;
  * *left counts those still there (its init may be dying yet: try again). */
 int cv_sandbox_run_remove(const struct cvisor_context *ctx, pid_t pid, unsigned *left, cv_error_t *err);
+
+/* What the watcher executes when the supervisor died, `cvisor
+ * sandbox-reap`, is cv_sandbox_reap() in cvisor-binary.h. */
 
 /* Writes to OUT how each limit is enforced on this machine, one line each,
  * found by trying (a probe cgroup is created and removed). */

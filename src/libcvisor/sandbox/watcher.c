@@ -1,0 +1,186 @@
+/* The watcher of a `cvisor do` run (watcher.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "raw-syscall.h"
+#include "sandbox/watcher.h"
+
+#define DONE_BYTE 'd'
+#define WATCHER_STACK (16 * 1024)
+#define WATCHER_MAX_DROP 16
+
+/* At the start of the watcher's memory; ARGV's strings follow. */
+struct watcher_args {
+	int rfd, wfd; /* the pipe's ends: the copy of ours closed at once */
+	size_t ndrop;
+	int drop[WATCHER_MAX_DROP];
+	char **argv;
+	char *envp[1];
+};
+
+/* The kernel's struct sigaction (x86-64 and arm64 both have sa_restorer). */
+struct kernel_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+#if CV_HAVE_RAW_SYSCALL
+#define wsys6 cv_raw_syscall6
+#else
+/* forked instead: the C library is ours, only the -errno convention kept */
+static long wsys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	long r = syscall(n, a, b, c, d, e, f);
+	return r < 0 ? -errno : r;
+}
+#endif
+#define wsys(n, a, b, c) wsys6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define wsys4(n, a, b, c, d) wsys6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+__attribute__((no_sanitize_address)) static int watcher_main(void *arg)
+{
+	struct watcher_args *a = arg;
+	wsys(SYS_close, a->wfd, 0, 0);
+	for (size_t i = 0; i < a->ndrop; i++)
+		wsys(SYS_close, a->drop[i], 0, 0);
+	wsys(SYS_setpgid, 0, 0, 0);
+	struct kernel_sigaction ign = { .handler = SIG_IGN };
+	static const int ignored[] = { SIGINT, SIGHUP, SIGTERM };
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		wsys4(SYS_rt_sigaction, ignored[i], &ign, 0, sizeof(ign.mask));
+	long null = wsys4(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC, 0);
+	if (null >= 0) {
+		wsys(SYS_dup3, null, STDIN_FILENO, 0);
+		wsys(SYS_dup3, null, STDOUT_FILENO, 0);
+		wsys(SYS_close, null, 0, 0);
+	}
+	char b = 0;
+	long n;
+	do
+		n = wsys(SYS_read, a->rfd, &b, 1);
+	while (n == -EINTR);
+	if (n != 1 || b != DONE_BYTE)
+		wsys(SYS_execve, a->argv[0], a->argv, a->envp);
+	wsys(SYS_exit_group, 0, 0, 0);
+	return 0;
+}
+
+/* ARGV laid out in W's memory after the header; the header filled. */
+static int watcher_memory(struct cv_watcher *w, char *const *argv, const int *drop, size_t ndrop, int rfd,
+			  struct watcher_args **out, cv_error_t *err)
+{
+	size_t argc = 0, strings = 0;
+	for (; argv[argc]; argc++)
+		strings += strlen(argv[argc]) + 1;
+	if (ndrop > WATCHER_MAX_DROP)
+		return cv_error(err, E2BIG, "sandbox watcher: %zu fds to close", ndrop);
+	size_t head = sizeof(struct watcher_args) + (argc + 1) * sizeof(char *) + strings;
+	w->mem_size = ((head + 4095) & ~(size_t)4095) + WATCHER_STACK;
+	w->mem = mmap(NULL, w->mem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (w->mem == MAP_FAILED) {
+		w->mem = NULL;
+		return cv_error_errno(err, "sandbox watcher: memory");
+	}
+	struct watcher_args *a = w->mem;
+	a->rfd = rfd;
+	a->wfd = w->wfd;
+	for (size_t i = 0; i < ndrop; i++)
+		if (drop[i] >= 0)
+			a->drop[a->ndrop++] = drop[i];
+	a->argv = (char **)(a + 1);
+	char *s = (char *)(a->argv + argc + 1);
+	for (size_t i = 0; i < argc; i++) {
+		size_t len = strlen(argv[i]) + 1;
+		a->argv[i] = memcpy(s, argv[i], len);
+		s += len;
+	}
+	a->argv[argc] = NULL;
+	a->envp[0] = NULL;
+	*out = a;
+	return 0;
+}
+
+int cv_watcher_start(struct cv_watcher *w, char *const *argv, const int *drop, size_t ndrop, cv_error_t *err)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return cv_error_errno(err, "sandbox watcher: pipe");
+	cleanup_close int rfd = p[0];
+	w->wfd = p[1];
+	struct watcher_args *a = NULL;
+	if (watcher_memory(w, argv, drop, ndrop, rfd, &a, err) < 0) {
+		cv_watcher_release(w);
+		return -1;
+	}
+#if CV_HAVE_RAW_SYSCALL
+	w->pid = clone(watcher_main, (char *)w->mem + w->mem_size, CLONE_VM | CLONE_PIDFD | SIGCHLD, a, &w->pidfd);
+#else
+	w->pid = fork();
+	if (w->pid == 0)
+		_exit(watcher_main(a));
+	if (w->pid > 0)
+		w->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0);
+#endif
+	if (w->pid < 0) {
+		int e = errno;
+		cv_watcher_release(w);
+		return cv_error(err, e, "sandbox: start the watcher");
+	}
+	return 0;
+}
+
+void cv_watcher_done(struct cv_watcher *w)
+{
+	char b = DONE_BYTE;
+	if (w->wfd < 0)
+		return;
+	if (w->pid > 0 && write(w->wfd, &b, 1) != 1)
+		cv_warn("sandbox: tell the watcher we are done: %s", strerror(errno));
+	close(w->wfd);
+	w->wfd = -1;
+}
+
+void cv_watcher_release(struct cv_watcher *w)
+{
+	cv_watcher_done(w);
+	bool reaped = w->pid <= 0;
+	if (!reaped) {
+		struct pollfd pf = { w->pidfd, POLLIN, 0 };
+		int r;
+		do
+			r = w->pidfd >= 0 ? poll(&pf, 1, 1000) : 1;
+		while (r < 0 && errno == EINTR);
+		pid_t got;
+		do
+			got = waitpid(w->pid, NULL, r > 0 ? 0 : WNOHANG);
+		while (got < 0 && errno == EINTR);
+		reaped = got == w->pid;
+		if (!reaped)
+			cv_warn("sandbox: the watcher %d has not exited", (int)w->pid);
+		w->pid = -1;
+	}
+	if (w->pidfd >= 0) {
+		close(w->pidfd);
+		w->pidfd = -1;
+	}
+	/* its stack: never taken from under it */
+	if (w->mem && reaped)
+		munmap(w->mem, w->mem_size);
+	w->mem = NULL;
+}
