@@ -34,6 +34,7 @@
 #include "io.h"
 #include "process/console.h"
 #include "lifecycle/create.h"
+#include "lifecycle/status.h"
 #include "log.h"
 #include "oci/spec.h"
 #include "sandbox/relay.h"
@@ -178,8 +179,8 @@ int cv_sandbox_run_remove(const struct cvisor_context *ctx, pid_t pid, unsigned 
 /* ---- the watcher (watcher.h) ---- */
 
 /* What the watcher executes should we die: `cvisor sandbox-reap` for C's
- * cgroup and init (cv_sandbox_reap), "KEY\0VALUE" pairs of its cgroup paths
- * as arguments. Malloc'd: *argv and its strings in one block. */
+ * init and cgroup (cv_sandbox_reap), each of its cgroup paths as two
+ * arguments, key and value. Malloc'd: *argv and its strings in one block. */
 static int reap_argv(const struct cv_container *c, char ***argv, cv_error_t *err)
 {
 	const oci_state *st = c->state;
@@ -211,20 +212,6 @@ static int reap_argv(const struct cv_container *c, char ***argv, cv_error_t *err
 	return 0;
 }
 
-/* Running or stopped: neither gone nor a zombie. */
-static bool process_alive(pid_t pid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	const char *paren = strrchr(buf, ')');
-	return !paren || paren[1] != ' ' || (paren[2] != 'Z' && paren[2] != 'X');
-}
-
 int cv_sandbox_reap(int argc, char *const *argv, cv_error_t *err)
 {
 	if (argc < 3 || (argc - 3) % 2 != 0)
@@ -249,7 +236,8 @@ int cv_sandbox_reap(int argc, char *const *argv, cv_error_t *err)
 			return cv_error_plain(err, EINVAL, CV_SANDBOX_REAP_VERB ": `%s`: not the cgroup of run %s",
 					      argv[i], id);
 	}
-	if (process_alive(supervisor))
+	uint64_t started;
+	if (cv_proc_start_time(supervisor, false, &started) == 0)
 		return cv_error_plain(err, EBUSY,
 				      CV_SANDBOX_REAP_VERB ": the supervisor of run %s, process %d, is alive", id,
 				      (int)supervisor);

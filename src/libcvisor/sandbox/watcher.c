@@ -7,7 +7,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -75,10 +74,11 @@ __attribute__((no_sanitize_address)) static int watcher_main(void *arg)
 	do
 		n = wsys(SYS_read, a->rfd, &b, 1);
 	while (n == -EINTR);
-	if (n != 1 || b != DONE_BYTE)
-		wsys(SYS_execve, a->argv[0], a->argv, a->envp);
-	wsys(SYS_exit_group, 0, 0, 0);
-	return 0;
+	if (n == 1 && b == DONE_BYTE)
+		wsys(SYS_exit_group, 0, 0, 0);
+	wsys(SYS_execve, a->argv[0], a->argv, a->envp);
+	wsys(SYS_exit_group, 127, 0, 0);
+	return 127;
 }
 
 /* ARGV laid out in W's memory after the header; the header filled. */
