@@ -725,6 +725,16 @@ static int send_late_cgroups(struct launch_work *w, struct cv_cgroup *cg, cv_err
  * order it asks: its cgroup (when the clone could not place it), id maps
  * and time offsets, the state for its hooks, the prestart and
  * createRuntime hooks, its console and its seccomp listener. */
+/* The caller's while_setup, then the record: new_state moves the config's
+ * annotations into it. */
+static int make_record(const struct cvisor_context *ctx, const char *id, struct launch *L, struct launch_work *w,
+		       cv_error_t *err)
+{
+	if (L->while_setup)
+		L->while_setup(L->spec, L->while_setup_arg);
+	return new_state(ctx, id, L, w, err);
+}
+
 static int launch_handshake(const struct cvisor_context *ctx, const char *id, struct launch *L, struct launch_work *w,
 			    cv_error_t *err)
 {
@@ -749,19 +759,23 @@ static int launch_handshake(const struct cvisor_context *ctx, const char *id, st
 		return r;
 
 	/* Without hooks that take the state, the child goes on at once and
-	 * the record is built while it prepares its root (it waited ~0.1 ms
-	 * for the passwd lookup, the clock and /proc reads below). */
+	 * the record is built while it prepares its root, or once it is ready
+	 * (below; it waited ~0.1 ms for the passwd lookup, the clock and /proc
+	 * reads of new_state). */
 	if (w->handshake && w->early && (r = cv_sync_send(w->sock_parent, CV_SYNC_CONTINUE, 0, NULL, 0, -1, err)) < 0)
 		return r;
 	/* the v1 cgroups while the child prepares its root */
 	if (cv_cgroup_v1_pending(c->cg) && (r = send_late_cgroups(w, c->cg, err)) < 0)
 		return r;
-	/* before the record takes the config's annotations */
-	if (L->while_setup)
-		L->while_setup(spec, L->while_setup_arg);
-	/* The record: written for real once the child is ready (run: below). */
-	r = new_state(ctx, id, L, w, err);
-	if (r < 0)
+	/* A transient container's record (and its caller's while_setup) is
+	 * nobody's before the child is ready, unless hooks or a seccomp agent
+	 * take the state: then made once it is. Made now, the child and the
+	 * network namespace's helper would share two CPUs with us while it
+	 * prepares its root (~0.3 ms later to its execve, 300 runs). */
+	bool runtime_hooks = hooks && (hooks->prestart.len || hooks->create_runtime.len);
+	bool notify = w->seccomp && cv_seccomp_has_notify(w->seccomp);
+	bool record_late = L->transient && w->early && !c->entry && !runtime_hooks && !notify;
+	if (!record_late && (r = make_record(ctx, id, L, w, err)) < 0)
 		return r;
 	oci_state *st = c->state;
 	if (!w->early) {
@@ -775,10 +789,11 @@ static int launch_handshake(const struct cvisor_context *ctx, const char *id, st
 	 * prepares its root: we hold the entry's lock until the program runs,
 	 * so nobody reads it early, and the file it creates (~1 ms on this
 	 * ext4 under load) was between the child's READY and its execve */
-	if (L->run_mode && ((r = set_status(st, "running", err)) < 0 ||
-			    (c->entry && (r = cv_store_write_state(c->entry, st, err)) < 0)))
+	if (!record_late && L->run_mode &&
+	    ((r = set_status(st, "running", err)) < 0 ||
+	     (c->entry && (r = cv_store_write_state(c->entry, st, err)) < 0)))
 		return r;
-	if (hooks && (hooks->prestart.len || hooks->create_runtime.len)) {
+	if (runtime_hooks) {
 		cleanup_free char *js = NULL;
 		r = cv_sync_expect(w->sock_parent, CV_SYNC_HOOKS, &m, err);
 		cv_sync_msg_release(&m);
@@ -803,7 +818,7 @@ static int launch_handshake(const struct cvisor_context *ctx, const char *id, st
 			close(steal_fd(&w->master));
 		}
 	}
-	if (w->seccomp && cv_seccomp_has_notify(w->seccomp)) {
+	if (notify) {
 		cleanup_free char *js = NULL;
 		r = cv_sync_expect(w->sock_parent, CV_SYNC_SECCOMP, &m, err);
 		cv_sync_msg_release(&m);
@@ -815,6 +830,10 @@ static int launch_handshake(const struct cvisor_context *ctx, const char *id, st
 	r = cv_sync_expect(w->sock_parent, CV_SYNC_READY, &m, err);
 	cv_sync_msg_release(&m);
 	if (r < 0)
+		return r;
+	/* while the child goes on to its execve */
+	if (record_late && ((r = make_record(ctx, id, L, w, err)) < 0 ||
+			    (L->run_mode && (r = set_status(c->state, "running", err)) < 0)))
 		return r;
 	if (w->no_mount_ns)
 		return record_rootfs_clone(c, w->rootfs, w->rootfs_below, err);

@@ -84,9 +84,10 @@ struct cv_transient {
 	 * all) ends the container, and cv_run_transient fails with it. */
 	int (*await_start)(void *arg, char **args, size_t *args_len, int *stdin_fd, cv_error_t *err);
 	void *await_arg;
-	/* in, may be NULL: called while the container process sets itself up
-	 * (once it has its namespaces, as it mounts), for work of the caller's
-	 * that the container does not wait for; SPEC is the whole config */
+	/* in, may be NULL: called for work of the caller's that the container
+	 * does not wait for, once the container process is ready and goes on
+	 * to execve (while it sets itself up when hooks or a seccomp agent
+	 * take the state); SPEC is the whole config */
 	void (*while_setup)(const oci_spec *spec, void *arg);
 	void *while_setup_arg;
 	/* out */

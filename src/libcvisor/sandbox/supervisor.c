@@ -761,7 +761,7 @@ static int make_bundle(struct run *R, const cv_policy *policy, char *const *args
 }
 
 /* cv_transient's while_setup: config.json into its memfd, while the
- * container process mounts (~0.1 ms less before the program runs). */
+ * container process goes on to execve. */
 static void write_config(const oci_spec *spec, void *arg)
 {
 	struct run *R = arg;
