@@ -721,10 +721,6 @@ static int send_late_cgroups(struct launch_work *w, struct cv_cgroup *cg, cv_err
 	return r < 0 ? r : cv_sync_send(w->sock_parent, CV_SYNC_CGROUP, 0, NULL, 0, -1, err);
 }
 
-/* Everything the child needs from us between its clone and READY, in the
- * order it asks: its cgroup (when the clone could not place it), id maps
- * and time offsets, the state for its hooks, the prestart and
- * createRuntime hooks, its console and its seccomp listener. */
 /* The caller's while_setup, then the record: new_state moves the config's
  * annotations into it. */
 static int make_record(const struct cvisor_context *ctx, const char *id, struct launch *L, struct launch_work *w,
@@ -735,6 +731,10 @@ static int make_record(const struct cvisor_context *ctx, const char *id, struct 
 	return new_state(ctx, id, L, w, err);
 }
 
+/* Everything the child needs from us between its clone and READY, in the
+ * order it asks: its cgroup (when the clone could not place it), id maps
+ * and time offsets, the state for its hooks, the prestart and
+ * createRuntime hooks, its console and its seccomp listener. */
 static int launch_handshake(const struct cvisor_context *ctx, const char *id, struct launch *L, struct launch_work *w,
 			    cv_error_t *err)
 {
