@@ -222,7 +222,7 @@ int cv_sandbox_reap(int argc, char *const *argv, cv_error_t *err)
 	if (errno || *end || pid <= 0 || pid > INT32_MAX)
 		return cv_error_plain(err, EINVAL, CV_SANDBOX_REAP_VERB ": PID `%s`: not a process id", argv[0]);
 	uint64_t start = strtoull(argv[1], &end, 10);
-	if (errno || *end || !*argv[1])
+	if (errno || *end || !*argv[1] || *argv[1] == '-')
 		return cv_error_plain(err, EINVAL, CV_SANDBOX_REAP_VERB ": PID_START `%s`: not a number", argv[1]);
 	/* only a run's own cgroup, and only once its supervisor is gone */
 	const char *id = argv[2];
@@ -910,6 +910,7 @@ static void on_keys(struct run *R, short in_events, short out_events)
 static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 {
 	struct run *R = arg;
+	(void)spec;
 	/* first: the init's root is gone once the program has exited, which
 	 * a short one may do while the watcher starts */
 	if (R->storage) {
@@ -917,6 +918,8 @@ static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 		if (R->storage_ws)
 			R->ws_fd = open_storage(c->state->pid, CV_SANDBOX_PRIVATE_WORKSPACE + 1);
 	}
+	if (!R->watch)
+		return;
 	int drop[2 * NRELAYS];
 	size_t n = 0;
 	for (int i = 0; i < NRELAYS; i++) {
@@ -925,9 +928,6 @@ static void while_exec(struct cv_container *c, const oci_spec *spec, void *arg)
 		if (R->relay[i].own_dst)
 			drop[n++] = R->relay[i].dst;
 	}
-	(void)spec;
-	if (!R->watch)
-		return;
 	cleanup_free char **argv = NULL;
 	if (reap_argv(c, &argv, &R->watcher_err) == 0)
 		(void)cv_watcher_start(&R->watcher, argv, drop, n, &R->watcher_err);
