@@ -41,6 +41,11 @@ int cv_sandbox_agent(int argc, char **argv);
 #define CV_SANDBOX_REAP_VERB "sandbox-reap"
 int cv_sandbox_reap(int argc, char *const *argv, cv_error_t *err);
 
+/* This process runs one command and exits: a `cvisor do` container
+ * process may share its memory until its program runs
+ * (lifecycle/shared-launch.h). */
+void cv_shared_launch_allow(void);
+
 /* One --log-format json line, {"level":LEVEL,"msg":MSG,"time":TIME}, in
  * *line (free; no newline). MSG is kept even when it is not UTF-8. < 0 when
  * out of memory. */

@@ -103,6 +103,28 @@ wait_ended() {
 	wait "$1" || rc=$?
 }
 
+# init_of PATTERN: waits up to 10 s for the process whose command line is
+# PATTERN (pgrep -f, anchored), and prints its parent, which must be a
+# sandbox's init (cvisor-init).
+init_of() {
+	local s="" i init
+	for i in $(seq 100); do s="$(pgrep -f "^$1\$")" && break; sleep 0.1; done
+	[ -n "$s" ] || return 1
+	init="$(ps -o ppid= -p "$s" | tr -d ' ')"
+	[ "$(cat "/proc/$init/comm")" = cvisor-init ] || return 1
+	echo "$init"
+}
+
+# same_memory PID1 PID2: prints kcmp(KCMP_VM) of the two, 0 only for one
+# address space (a fork's copy is not).
+same_memory() {
+	python3 -c '
+import ctypes, os, sys
+nr = {"x86_64": 312, "aarch64": 272}[os.uname().machine]
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.syscall(nr, int(sys.argv[1]), int(sys.argv[2]), 1, 0, 0))' "$1" "$2"
+}
+
 # run_cgroups PID: the cgroup directories of the run whose supervisor is
 # process PID (do-PID-*), one a line.
 run_cgroups() {

@@ -445,12 +445,7 @@ teardown() {
 	done
 	[ -n "$w" ]
 	cv_track_pid $w
-	# kcmp(KCMP_VM) is 0 only for one address space: a fork's copy is not
-	run python3 -c '
-import ctypes, os, sys
-nr = {"x86_64": 312, "aarch64": 272}[os.uname().machine]
-libc = ctypes.CDLL(None, use_errno=True)
-print(libc.syscall(nr, int(sys.argv[1]), int(sys.argv[2]), 1, 0, 0))' $pid $w
+	run same_memory $pid $w
 	[ "$status" -eq 0 ]
 	[ "$output" = 0 ]
 	# a process put into the run's cgroup from outside

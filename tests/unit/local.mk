@@ -111,6 +111,12 @@ tests_unit_test_state_store_LDADD = libcvisor-core.la $(DEPS_LIBS)
 
 # process/sync: the parent/child protocol of create and exec, including
 # what a broken or hostile peer sends
+# the runtime's side of the sync protocol while the container process
+# shares its memory (lifecycle/shared-launch.c)
+check_PROGRAMS += tests/unit/test_shared_launch
+TESTS += tests/unit/test_shared_launch
+tests_unit_test_shared_launch_SOURCES = tests/unit/test_shared_launch.c tests/unit/tap.h
+tests_unit_test_shared_launch_LDADD = libcvisor-core.la $(DEPS_LIBS)
 check_PROGRAMS += tests/unit/test_sync
 TESTS += tests/unit/test_sync
 tests_unit_test_sync_SOURCES = tests/unit/test_sync.c tests/unit/tap.h

@@ -27,6 +27,15 @@ void cv_log_set_sink(cv_log_sink sink, void *data, int max_level)
 	pthread_rwlock_unlock(&sink_lock);
 }
 
+void cv_log_save(struct cv_log_saved *saved)
+{
+	pthread_rwlock_rdlock(&sink_lock);
+	saved->sink = log_sink;
+	saved->data = log_data;
+	saved->max_level = atomic_load(&log_max);
+	pthread_rwlock_unlock(&sink_lock);
+}
+
 bool cv_log_enabled(int level)
 {
 	return level <= atomic_load_explicit(&log_max, memory_order_relaxed);

@@ -22,6 +22,14 @@ typedef void (*cv_log_sink)(int level, const char *msg, void *data);
 /* Lines of a level <= max_level go to sink (NULL: nowhere). */
 void cv_log_set_sink(cv_log_sink sink, void *data, int max_level);
 bool cv_log_enabled(int level);
+/* The sink in place, for code that must put it back (cv_log_set_sink with
+ * these three). */
+struct cv_log_saved {
+	cv_log_sink sink;
+	void *data;
+	int max_level;
+};
+void cv_log_save(struct cv_log_saved *saved);
 void cv_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define cv_warn(...) cv_log(CV_LOG_WARNING, __VA_ARGS__)

@@ -45,6 +45,23 @@ static inline __attribute__((no_stack_protector)) long cv_raw_syscall6(long n, l
 #if CV_HAVE_RAW_SYSCALL
 #define cv_raw_syscall1(n, a) cv_raw_syscall6((n), (long)(a), 0, 0, 0, 0, 0)
 #define cv_raw_syscall3(n, a, b, c) cv_raw_syscall6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define cv_sys6 cv_raw_syscall6
+#else
+#include <errno.h>
+#include <unistd.h>
+/* Elsewhere the C library's, which sets errno: for code that is raw where
+ * it can be and, without raw system calls, is never run where errno is
+ * shared (a fork instead of a task sharing memory). */
+static inline long cv_sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	long r = syscall(n, a, b, c, d, e, f);
+	return r < 0 ? -errno : r;
+}
 #endif
+/* the kernel's sigset_t (64 signals), for rt_sig* calls */
+#define CV_KERNEL_SIGSET_SIZE 8
+/* -errno on failure, errno untouched where CV_HAVE_RAW_SYSCALL */
+#define cv_sys(n, a, b, c) cv_sys6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define cv_sys4(n, a, b, c, d) cv_sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 
 #endif

@@ -35,6 +35,7 @@
 #include "lifecycle/exe-guard.h"
 #include "lifecycle/helper.h"
 #include "lifecycle/hooks.h"
+#include "lifecycle/shared-launch.h"
 #include "process/init.h"
 #include "log.h"
 #include "process/mempolicy.h"
@@ -78,6 +79,9 @@ struct launch {
 	int init_status; /* transient with an init: the read end of its status pipe */
 	oci_spec *spec;
 	struct cv_container *c;
+	/* the container process shares our memory (shared-launch.h): what its
+	 * handshake left, its stack never unmapped while it may run */
+	struct cv_shared_launch *shared;
 };
 
 /* Writes path atomically: a temporary file beside it, then rename. */
@@ -286,12 +290,13 @@ struct launch_work {
 	struct cv_cgroup_self_join cgjoin;
 	pid_t pid;
 	int pidfd;
-	int master;       /* the pty master, unless sent to the console socket */
-	bool into_cgroup; /* the child was born in its v2 directory */
-	bool v2;          /* the container has a v2 directory */
-	bool early;       /* no hook takes the state: the child goes on at once */
-	bool handshake;   /* the child stops once its namespaces exist (NS_READY) */
-	oci_state *state; /* the record; moved to the container once complete */
+	int master;                      /* the pty master, unless sent to the console socket */
+	bool into_cgroup;                /* the child was born in its v2 directory */
+	bool v2;                         /* the container has a v2 directory */
+	bool early;                      /* no hook takes the state: the child goes on at once */
+	bool handshake;                  /* the child stops once its namespaces exist (NS_READY) */
+	oci_state *state;                /* the record; moved to the container once complete */
+	struct cv_shared_launch *shared; /* the child shares our memory: its handshake done */
 };
 
 static void launch_work_release(struct launch_work *w, size_t mounts_len)
@@ -311,6 +316,13 @@ static void launch_work_release(struct launch_work *w, size_t mounts_len)
 	if (w->idmap_fds)
 		cv_rootfs_idmap_release(w->idmap_fds, mounts_len);
 	cv_cgroup_self_join_close(&w->cgjoin);
+	if (w->shared) {
+		/* its stack, unless the child may still run on it: launch_undo
+		 * reaped it, the clone failed, or it moved to L on success */
+		if (w->pid <= 0 || w->undo)
+			cv_shared_launch_release(w->shared);
+		free(w->shared);
+	}
 }
 
 /* Reads and checks the config and everything derived from it (rootfs,
@@ -562,6 +574,43 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 	cv_child_main(&cc);
 }
 
+struct child_args {
+	const char *id;
+	const struct launch *L;
+	struct launch_work *w;
+	bool clone_all, late_cgroupns, late_netns, v1_late;
+};
+
+static int shared_child(void *arg)
+{
+	const struct child_args *a = arg;
+	launch_child(a->id, a->L, a->w, a->clone_all, a->late_cgroupns, a->late_netns, a->v1_late);
+}
+
+/* Whether the child must stop once its namespaces exist, for us to write
+ * its id maps or time offsets, move it into its cgroup, or give it the
+ * state for its hooks; otherwise a round trip saved (~0.13 ms). */
+static bool needs_handshake(const struct cv_ns_plan *plan, const struct launch_work *w)
+{
+	return (plan->new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !w->early || (!w->into_cgroup && w->v2);
+}
+
+/* Whether the container process may share our memory (shared-launch.h): a
+ * transient run that needs nothing of ours from its clone to its program
+ * but its id maps. Not with process.oomScoreAdj either: the kernel gives
+ * it to every process sharing the memory. */
+static bool share_memory(const struct launch *L, const struct launch_work *w, bool clone_all, int joined, int ufd,
+			 bool v1_late)
+{
+	const oci_spec *spec = L->spec;
+	const oci_hooks *h = spec->hooks;
+	return cv_shared_launch_allowed() && L->transient && !L->await_start && !L->c->entry && w->early &&
+	       !(h && (h->prestart.len || h->create_runtime.len)) &&
+	       !(w->seccomp && cv_seccomp_has_notify(w->seccomp)) && !spec->process->terminal &&
+	       !spec->process->oom_score_adj.set && clone_all && joined == 0 && !(w->plan.new_flags & CLONE_NEWTIME) &&
+	       !w->no_mount_ns && ufd < 0 && w->cgjoin.n == 0 && !v1_late;
+}
+
 /* Clones the container process: into the namespaces joined by path (the
  * runtime enters them around the clone), new ones made by the clone itself
  * where it can, and its v2 cgroup directory. */
@@ -616,8 +665,38 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 	bool late_netns = clone_all && (flags & CLONE_NEWNET);
 	if (late_netns)
 		ca.flags &= ~(uint64_t)CLONE_NEWNET;
+	/* before the clone: a child sharing our memory reads it at once */
+	w->handshake = needs_handshake(plan, w);
+	if (share_memory(L, w, clone_all, saved.n, ufd, v1_late)) {
+		w->shared = calloc(1, sizeof(*w->shared));
+		r = w->shared ? cv_shared_launch_prepare(w->shared, L->spec->linux_,
+							 (plan->new_flags & CLONE_NEWUSER) != 0, err)
+			      : cv_error(err, ENOMEM, "create");
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			free(w->shared);
+			w->shared = NULL;
+		}
+	}
 	fflush(NULL);
-	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	pid_t pid;
+	int shared_r = 0;
+	if (w->shared) {
+		struct cv_log_saved logs;
+		struct child_args a = { id, L, w, clone_all, late_cgroupns, late_netns, v1_late };
+		cv_log_save(&logs);
+		pid = cv_shared_launch_clone(w->shared, (int)(ca.flags & ~(uint64_t)CLONE_PIDFD), shared_child, &a,
+					     &w->pidfd);
+		if (pid > 0) {
+			/* nothing of ours but this until the child's end of file */
+			cv_shared_launch_wait(w->shared, pid, w->pidfd, w->sock_parent, w->sock_child);
+			w->sock_child = -1;
+			shared_r = cv_shared_launch_result(w->shared, pid, &logs, err);
+		}
+	} else {
+		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	}
 	/* Any refusal of CLONE_INTO_CGROUP (old kernel, a rootless caller
 	 * without write access, a busy v2 directory): retry without it, and
 	 * cv_cgroup_enter reports or (rootless) warns as it always did; an
@@ -632,10 +711,7 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 		}
 		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	}
-	/* Whether the child must stop once its namespaces exist, for us to
-	 * write its id maps or time offsets, move it into its cgroup, or give
-	 * it the state for its hooks; otherwise a round trip saved (~0.13 ms). */
-	w->handshake = (plan->new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !w->early || (!w->into_cgroup && w->v2);
+	w->handshake = needs_handshake(plan, w); /* into_cgroup may have changed */
 	if (pid == 0)
 		launch_child(id, L, w, clone_all, late_cgroupns, late_netns, v1_late);
 	int clone_errno = errno;
@@ -643,14 +719,15 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 	if (pid < 0)
 		return cv_error(err, clone_errno, "clone the container process");
 	w->pid = pid;
-	close(steal_fd(&w->sock_child));
+	if (w->sock_child >= 0)
+		close(steal_fd(&w->sock_child));
 	if (w->status_w >= 0)
 		close(steal_fd(&w->status_w));
 	cv_cgroup_self_join_close(&w->cgjoin);
 	cv_rootfs_idmap_release(w->idmap_fds, L->spec->mounts_len); /* the child has its copies */
 	w->idmap_fds = NULL;
 	cv_rootfs_pruned_release(&w->pruned);
-	return 0;
+	return shared_r;
 }
 
 /* The record of the container, as `state` shows it; the child prepares its
@@ -745,6 +822,12 @@ static int launch_handshake(const struct cvisor_context *ctx, const char *id, st
 	struct cv_sync_msg m = { .fd = -1 };
 	int r;
 
+	/* its handshake was cv_shared_launch_wait's: it is ready, its program
+	 * started (or it failed, which start_launched reports) */
+	if (w->shared)
+		return make_record(ctx, id, L, w, err) < 0 || (L->run_mode && set_status(c->state, "running", err) < 0)
+			       ? -1
+			       : 0;
 	if (!w->into_cgroup && w->v2 && (r = cv_cgroup_enter(c->cg, w->pid, err)) < 0)
 		return r;
 	if (w->handshake) {
@@ -926,6 +1009,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 		L->sync_fd = steal_fd(&w.sock_parent);
 		L->console_master = steal_fd(&w.master);
 		L->init_status = steal_fd(&w.status_r);
+		L->shared = steal_pointer(&w.shared);
 	} else if (w.undo) {
 		launch_undo(L, &w, err);
 		cv_error_prefix(err, "create");
@@ -946,6 +1030,8 @@ static void launch_release(struct launch *L)
 		close(L->console_master);
 	if (L->init_status >= 0)
 		close(L->init_status);
+	/* its stack stays: the init runs on it until this process exits */
+	free(L->shared);
 	cv_container_free(L->c);
 	oci_spec_free(L->spec);
 }
@@ -1076,11 +1162,17 @@ static int start_launched(struct launch *L, void (*while_exec)(void *), void *ar
 	}
 	if (while_exec)
 		while_exec(arg);
-	/* A successful execve closes the child's end: EOF. Anything else is
-	 * its error. */
-	if (cv_sync_recv_logged(L->sync_fd, &m, err) == 0)
-		return cv_sync_msg_error(&m, "run", err);
-	cv_error_release(err);
+	if (L->shared) {
+		/* its end of file came already */
+		if ((r = cv_shared_launch_program(L->shared, err)) < 0)
+			return r;
+	} else {
+		/* A successful execve closes the child's end: EOF. Anything
+		 * else is its error. */
+		if (cv_sync_recv_logged(L->sync_fd, &m, err) == 0)
+			return cv_sync_msg_error(&m, "run", err);
+		cv_error_release(err);
+	}
 	if (L->spec->hooks && L->spec->hooks->poststart.len) {
 		cleanup_free char *js = NULL;
 		if (public_state(L->c->state, "running", &js, err) == 0)
@@ -1203,6 +1295,8 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 	if (r < 0) {
 		cleanup_error cv_error_t e = NULL;
 		kill_pidfd_wait(L.pidfd, L.pid, true);
+		if (L.shared)
+			cv_shared_launch_release(L.shared);
 		if (cv_container_destroy(L.c, L.spec, &e) < 0)
 			cv_warn("run cleanup: %s", e->msg);
 		goto out;

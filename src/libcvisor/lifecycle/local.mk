@@ -13,6 +13,7 @@ libcvisor_core_la_SOURCES += \
 	src/libcvisor/lifecycle/helper.c src/libcvisor/lifecycle/helper.h \
 	src/libcvisor/lifecycle/log-line.c \
 	src/libcvisor/lifecycle/create.c src/libcvisor/lifecycle/create.h \
+	src/libcvisor/lifecycle/shared-launch.c src/libcvisor/lifecycle/shared-launch.h \
 	src/libcvisor/lifecycle/container.c src/libcvisor/lifecycle/container-cgroups.c \
 	src/libcvisor/lifecycle/exec.c \
 	src/libcvisor/lifecycle/spec.c src/libcvisor/lifecycle/features.c \

@@ -13,7 +13,12 @@
 #include <unistd.h>
 
 #include "fs/safe-path.h"
+#include "raw-syscall.h"
 #include "process/init.h"
+
+/* From here on the init makes raw system calls only: it may share the
+ * runtime's memory, errno included (lifecycle/shared-launch.h), and the
+ * runtime runs again once the sync socket is closed. */
 
 /* Every signal stays blocked: pending, not lost (a blocked signal is
  * queued even for a pid namespace's init, which ignores unhandled ones) and
@@ -22,50 +27,54 @@ static noreturn void init_loop(pid_t program, int status_fd, const sigset_t *all
 {
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(all, &si);
+		long sig = cv_sys4(SYS_rt_sigtimedwait, all, &si, NULL, CV_KERNEL_SIGSET_SIZE);
 		if (sig < 0)
 			continue;
 		if (sig != SIGCHLD) {
-			(void)kill(program, sig);
+			(void)cv_sys(SYS_kill, program, sig, 0);
 			continue;
 		}
 		int st;
-		pid_t w;
-		while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+		long w;
+		while ((w = cv_sys4(SYS_wait4, -1, &st, WNOHANG, NULL)) > 0) {
 			if (w != program)
 				continue;
 			/* a full pipe of our own making: 4 bytes always fit */
-			if (status_fd >= 0 && write(status_fd, &st, sizeof(st)) != sizeof(st))
-				_exit(255);
+			if (status_fd >= 0 && cv_sys(SYS_write, status_fd, &st, sizeof(st)) != sizeof(st))
+				cv_sys(SYS_exit_group, 255, 0, 0);
 			/* our exit ends the pid namespace, and every process left in it */
-			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			cv_sys(SYS_exit_group, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 0, 0);
 		}
 	}
 }
 
-/* Closes the fds from FIRST to LAST but KEEP. */
-static int close_range_but(unsigned first, unsigned last, int keep)
+/* Closes the fds from FIRST to LAST but KEEP; -errno on failure. */
+static long close_range_but(unsigned first, unsigned last, int keep)
 {
 	if (keep < 0 || (unsigned)keep < first || (unsigned)keep > last)
-		return (int)syscall(SYS_close_range, first, last, 0u);
-	if ((unsigned)keep > first && syscall(SYS_close_range, first, (unsigned)keep - 1, 0u) < 0)
-		return -1;
-	return (unsigned)keep < last ? (int)syscall(SYS_close_range, (unsigned)keep + 1, last, 0u) : 0;
+		return cv_sys(SYS_close_range, first, last, 0u);
+	long r = (unsigned)keep > first ? cv_sys(SYS_close_range, first, (unsigned)keep - 1, 0u) : 0;
+	if (r < 0)
+		return r;
+	return (unsigned)keep < last ? cv_sys(SYS_close_range, (unsigned)keep + 1, last, 0u) : 0;
 }
 
 /* Closes every fd but KEEP (-1: all of them). The runtime's procfs goes
  * last, in a call of its own: a detached mount, whose dissolve waits for an
  * RCU grace period, which must not hold back the sync socket's end of file
  * (that tells the runtime the program runs). */
-static int close_all_but(int keep)
+static long close_all_but(int keep)
 {
 	int late = cv_procfs_cached();
 	if (late < 0 || late == keep)
 		return close_range_but(0, ~0u, keep);
-	if ((late > 0 && close_range_but(0, (unsigned)late - 1, keep) < 0) ||
-	    close_range_but((unsigned)late + 1, ~0u, keep) < 0)
-		return -1;
-	return close(late) < 0 && errno != EINTR ? -1 : 0;
+	long r = late > 0 ? close_range_but(0, (unsigned)late - 1, keep) : 0;
+	if (r == 0)
+		r = close_range_but((unsigned)late + 1, ~0u, keep);
+	if (r < 0)
+		return r;
+	r = cv_sys(SYS_close, late, 0, 0);
+	return r == -EINTR ? 0 : r;
 }
 
 /* The child shares our memory until its execve (CLONE_VM | CLONE_VFORK:
@@ -143,8 +152,8 @@ int cv_init_exec(const char *exe, char *const *argv, char *const *envp, int stat
 	/* the sync socket goes too: its end of file, now that the program's
 	 * execve closed the other copy, tells the runtime that it runs */
 	if (close_all_but(status_fd) < 0) {
-		(void)kill(pid, SIGKILL);
-		_exit(127);
+		(void)cv_sys(SYS_kill, pid, SIGKILL, 0);
+		cv_sys(SYS_exit_group, 127, 0, 0);
 	}
 	init_loop(pid, status_fd, &all);
 }

@@ -114,16 +114,26 @@ int cv_ns_join(const struct cv_ns_plan *plan, cv_error_t *err)
 	return 0;
 }
 
+/* The kernel's text of a map, as snprintf: the length it needs. */
+static size_t format_map(const oci_id_mappings *m, char *buf, size_t cap)
+{
+	size_t off = 0;
+	for (size_t i = 0; i < m->len; i++) {
+		int k = snprintf(off < cap ? buf + off : NULL, off < cap ? cap - off : 0, "%u %u %u\n",
+				 m->v[i].container_id, m->v[i].host_id, m->v[i].size);
+		off += k > 0 ? (size_t)k : 0;
+	}
+	return off;
+}
+
 static int write_map(pid_t pid, const char *file, const oci_id_mappings *m, cv_error_t *err)
 {
 	char path[64];
-	size_t cap = m->len * 36 + 1, off = 0;
+	size_t cap = format_map(m, NULL, 0) + 1;
 	cleanup_free char *buf = malloc(cap);
 	if (!buf)
 		return cv_error(err, ENOMEM, "write %s", file);
-	for (size_t i = 0; i < m->len; i++)
-		off += (size_t)snprintf(buf + off, cap - off, "%u %u %u\n", m->v[i].container_id, m->v[i].host_id,
-					m->v[i].size);
+	size_t off = format_map(m, buf, cap);
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -236,6 +246,29 @@ int cv_ns_write_id_maps(pid_t pid, const oci_linux *linux_, cv_error_t *err)
 	if (fd < 0 || write(fd, "deny", 4) != 4)
 		return cv_error_errno(err, "write `deny` to `%s`", path);
 	return write_map(pid, "gid_map", g, err);
+}
+
+int cv_ns_id_map_files(const oci_linux *linux_, struct cv_ns_map_file files[3], size_t *n)
+{
+	const oci_id_mappings *u = &linux_->uid_mappings, *g = &linux_->gid_mappings;
+	bool root = geteuid() == 0;
+	if (!root && (!own_id_only(u, geteuid()) || !own_id_only(g, getegid())))
+		return 1;
+	*n = 0;
+	const oci_id_mappings *maps[2] = { u, g };
+	for (int i = 0; i < 2; i++) {
+		if (i == 1 && !root) {
+			files[*n].name = "setgroups";
+			files[*n].len = 4;
+			memcpy(files[(*n)++].text, "deny", 5);
+		}
+		struct cv_ns_map_file *f = &files[(*n)++];
+		f->name = i == 0 ? "uid_map" : "gid_map";
+		f->len = format_map(maps[i], f->text, sizeof(f->text));
+		if (f->len >= sizeof(f->text))
+			return -ENOSPC;
+	}
+	return 0;
 }
 
 bool cv_ns_in_user_namespace(void)

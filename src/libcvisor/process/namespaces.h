@@ -26,6 +26,18 @@ int cv_ns_plan_build(const oci_linux *linux_, struct cv_ns_plan *plan, cv_error_
 int cv_ns_join(const struct cv_ns_plan *plan, cv_error_t *err);
 /* In the parent, for a new user namespace of pid. */
 int cv_ns_write_id_maps(pid_t pid, const oci_linux *linux_, cv_error_t *err);
+/* The files cv_ns_write_id_maps writes, in its order, when this process
+ * may write them itself: "uid_map", "setgroups" ("deny") when
+ * unprivileged, "gid_map", each's text formatted. 0 with *N set; 1 when a
+ * map needs the setuid helpers (newuidmap), which only
+ * cv_ns_write_id_maps runs; -ENOSPC for a map longer than CV_NS_MAP_TEXT. */
+#define CV_NS_MAP_TEXT 512
+struct cv_ns_map_file {
+	const char *name;
+	char text[CV_NS_MAP_TEXT];
+	size_t len;
+};
+int cv_ns_id_map_files(const oci_linux *linux_, struct cv_ns_map_file files[3], size_t *n);
 /* Whether this process runs in a user namespace other than the initial
  * one (podman's rootless mode runs the runtime as root in one), from
  * /proc/self/uid_map as runc and crun decide it. */

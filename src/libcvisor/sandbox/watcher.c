@@ -39,45 +39,32 @@ struct kernel_sigaction {
 	uint64_t mask;
 };
 
-#if CV_HAVE_RAW_SYSCALL
-#define wsys6 cv_raw_syscall6
-#else
-/* forked instead: the C library is ours, only the -errno convention kept */
-static long wsys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	long r = syscall(n, a, b, c, d, e, f);
-	return r < 0 ? -errno : r;
-}
-#endif
-#define wsys(n, a, b, c) wsys6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
-#define wsys4(n, a, b, c, d) wsys6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
-
 __attribute__((no_sanitize_address)) static int watcher_main(void *arg)
 {
 	struct watcher_args *a = arg;
-	wsys(SYS_close, a->wfd, 0, 0);
+	cv_sys(SYS_close, a->wfd, 0, 0);
 	for (size_t i = 0; i < a->ndrop; i++)
-		wsys(SYS_close, a->drop[i], 0, 0);
-	wsys(SYS_setpgid, 0, 0, 0);
+		cv_sys(SYS_close, a->drop[i], 0, 0);
+	cv_sys(SYS_setpgid, 0, 0, 0);
 	struct kernel_sigaction ign = { .handler = SIG_IGN };
 	static const int ignored[] = { SIGINT, SIGHUP, SIGTERM };
 	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
-		wsys4(SYS_rt_sigaction, ignored[i], &ign, 0, sizeof(ign.mask));
-	long null = wsys4(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC, 0);
+		cv_sys4(SYS_rt_sigaction, ignored[i], &ign, 0, sizeof(ign.mask));
+	long null = cv_sys4(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC, 0);
 	if (null >= 0) {
-		wsys(SYS_dup3, null, STDIN_FILENO, 0);
-		wsys(SYS_dup3, null, STDOUT_FILENO, 0);
-		wsys(SYS_close, null, 0, 0);
+		cv_sys(SYS_dup3, null, STDIN_FILENO, 0);
+		cv_sys(SYS_dup3, null, STDOUT_FILENO, 0);
+		cv_sys(SYS_close, null, 0, 0);
 	}
 	char b = 0;
 	long n;
 	do
-		n = wsys(SYS_read, a->rfd, &b, 1);
+		n = cv_sys(SYS_read, a->rfd, &b, 1);
 	while (n == -EINTR);
 	if (n == 1 && b == DONE_BYTE)
-		wsys(SYS_exit_group, 0, 0, 0);
-	wsys(SYS_execve, a->argv[0], a->argv, a->envp);
-	wsys(SYS_exit_group, 127, 0, 0);
+		cv_sys(SYS_exit_group, 0, 0, 0);
+	cv_sys(SYS_execve, a->argv[0], a->argv, a->envp);
+	cv_sys(SYS_exit_group, 127, 0, 0);
 	return 127;
 }
 
