@@ -45,6 +45,14 @@ static int cmd_sandbox_reap(struct cv_cli *cli, int argc, char **argv, cv_error_
 	return cv_sandbox_reap(argc - optind, argv + optind, err) < 0 ? -1 : 0;
 }
 
+/* `cvisor do` runs one sandbox and exits: its container process may share
+ * our memory (cv_shared_launch_allow). The keeper serves many: not there. */
+static int cmd_do_once(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
+{
+	cv_shared_launch_allow();
+	return cmd_do(cli, argc, argv, err);
+}
+
 static const struct {
 	const char *name;
 	cv_cmd_fn *fn;
@@ -65,7 +73,7 @@ static const struct {
 	{ "events", cmd_events, "show container events and statistics" },
 	{ "spec", cmd_spec, "write a default config.json" },
 	{ "features", cmd_features, "print the features this runtime supports, as JSON" },
-	{ "do", cmd_do, "run one program in a sandbox (cvisor do -- PROGRAM ARGS...)" },
+	{ "do", cmd_do_once, "run one program in a sandbox (cvisor do -- PROGRAM ARGS...)" },
 	{ "gc", cmd_gc, "remove what killed `cvisor do` runs left behind" },
 	/* libcvisor's, not the user's: no summary, not in the help */
 	{ "sandbox-keeper", cmd_sandbox_keeper, NULL },

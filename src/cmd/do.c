@@ -9,7 +9,6 @@
 
 #include "cleanup.h"
 #include "cmd.h"
-#include "cvisor-binary.h"
 
 static const char help[] = "Usage: cvisor do [--policy FILE] [flags] -- PROGRAM [ARGS...]\n"
 			   "\n"
@@ -136,7 +135,6 @@ int cmd_do(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 	o.policy_keys = keys;
 	o.policy_values = values;
 	int status = 0;
-	cv_shared_launch_allow();
 	return cvisor_do(&cli->ctx, argv + optind, &o, &status, err) < 0 ? -1 : status;
 }
 
