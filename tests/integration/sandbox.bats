@@ -436,8 +436,8 @@ teardown() {
 @test "sandbox: the watcher shares cvisor do's memory (no copy); killed with cvisor do, it ends what was put into the run's cgroup and removes it" {
 	requires_root
 	requires python3
-	"$CVISOR" --root "$CV_ROOT" do --processes 64 -- sleep 4718 &
-	local pid=$! w="" outsider cg
+	"$CVISOR" --root "$CV_ROOT" do --processes 64 --memory 256MB -- sleep 4718 &
+	local pid=$! w="" outsider cg init
 	cv_track_pid $pid
 	for _ in $(seq 50); do
 		pgrep -f '^sleep 4718' >/dev/null && w="$(pgrep -P $pid -x cvisor)" && break
@@ -448,6 +448,15 @@ teardown() {
 	run same_memory $pid $w
 	[ "$status" -eq 0 ]
 	[ "$output" = 0 ]
+	# so does the container process, now the init, in the run's cgroups
+	# (the v1 ones joined by itself before anything else)
+	init="$(init_of 'sleep 4718')"
+	[ -n "$init" ]
+	run same_memory $pid $init
+	[ "$status" -eq 0 ]
+	[ "$output" = 0 ]
+	grep -qE "^([0-9]+:pids|0:):.*/do-$pid-" "/proc/$init/cgroup"
+	grep -qE "^([0-9]+:memory|0:):.*/do-$pid-" "/proc/$init/cgroup"
 	# a process put into the run's cgroup from outside
 	sleep 4719 &
 	outsider=$!

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <linux/sched.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -158,6 +159,32 @@ static int script_chatty(int sock)
 
 /* ---- the tests ---- */
 
+static int written;
+static int write_and_exit(void *arg)
+{
+	written = *(const int *)arg;
+	return 7;
+}
+
+static void clone_vm(void)
+{
+	struct cv_shared_launch s = { 0 };
+	oci_linux none = { 0 };
+	cleanup_error cv_error_t e = NULL;
+	ok(cv_shared_launch_prepare(&s, &none, false, &e) == 1 && s.stack && s.nmaps == 0,
+	   "prepare without a user namespace: a stack, no maps");
+	int pidfd = -1, value = 42, st = 0;
+	struct clone_args ca = { .pidfd = (uint64_t)(uintptr_t)&pidfd };
+	pid_t pid = cv_shared_launch_clone(&s, &ca, write_and_exit, &value);
+	ok(pid > 0 && pidfd >= 0, "the clone has a pid and a pidfd");
+	ok(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 7,
+	   "the child ran the function on its stack and exited with its value");
+	ok(written == 42, "in our memory: what it wrote is ours to read");
+	if (pidfd >= 0)
+		close(pidfd);
+	cv_shared_launch_release(&s);
+}
+
 static struct cv_log_saved sink_saved(void)
 {
 	struct cv_log_saved saved;
@@ -279,6 +306,7 @@ static void chatty(void)
 
 int main(void)
 {
+	clone_vm();
 	handshake();
 	id_maps();
 	error_before();

@@ -1094,19 +1094,18 @@ int cv_cgroup_self_join_one(int tasks, const char *path, bool rootless, cv_error
 	return 0;
 }
 
-int cv_cgroup_self_join(struct cv_cgroup_self_join *j, cv_error_t *err)
+int cv_cgroup_self_join(const struct cv_cgroup_self_join *j, cv_error_t *err)
 {
 	for (size_t i = 0; i < j->n; i++)
 		if (cv_cgroup_self_join_one(j->fd[i], j->path[i], j->rootless, err) < 0)
 			return -1;
-	cv_cgroup_self_join_close(j);
-	for (size_t i = 0; j->cg && i < j->cg->n; i++) {
-		struct cv_cg_dir *d = &j->cg->dirs[i];
-		if (d->fd >= 0) {
-			(void)close(d->fd); /* the child's copy; the runtime keeps its own */
-			d->fd = -1;
-		}
-	}
+	/* Our copies only, and nothing written: the runtime keeps its own, and
+	 * its memory may be ours (lifecycle/shared-launch.h). */
+	for (size_t i = 0; i < j->n; i++)
+		(void)close(j->fd[i]);
+	for (size_t i = 0; j->cg && i < j->cg->n; i++)
+		if (j->cg->dirs[i].fd >= 0)
+			(void)close(j->cg->dirs[i].fd);
 	return 0;
 }
 

@@ -147,7 +147,7 @@ int cv_cgroup_self_join_open(struct cv_cgroup *cg, struct cv_cgroup_self_join *j
 /* In the child; closes the files, and its copies of the cgroup's directory
  * fds: the container process keeps no host directory open (a way out of
  * the rootfs, CVE-2024-21626). */
-int cv_cgroup_self_join(struct cv_cgroup_self_join *j, cv_error_t *err);
+int cv_cgroup_self_join(const struct cv_cgroup_self_join *j, cv_error_t *err);
 /* One `tasks` file of them (PATH: its directory, for messages). */
 int cv_cgroup_self_join_one(int tasks, const char *path, bool rootless, cv_error_t *err);
 void cv_cgroup_self_join_close(struct cv_cgroup_self_join *j);

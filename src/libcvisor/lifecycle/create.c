@@ -296,7 +296,8 @@ struct launch_work {
 	bool early;                      /* no hook takes the state: the child goes on at once */
 	bool handshake;                  /* the child stops once its namespaces exist (NS_READY) */
 	oci_state *state;                /* the record; moved to the container once complete */
-	struct cv_shared_launch *shared; /* the child shares our memory: its handshake done */
+	bool share;                      /* the child may share our memory (share_memory) */
+	struct cv_shared_launch *shared; /* it does: its handshake done */
 };
 
 static void launch_work_release(struct launch_work *w, size_t mounts_len)
@@ -323,6 +324,23 @@ static void launch_work_release(struct launch_work *w, size_t mounts_len)
 			cv_shared_launch_release(w->shared);
 		free(w->shared);
 	}
+}
+
+/* Whether the container process may share our memory (shared-launch.h): a
+ * transient run that needs nothing of ours from its clone to its program
+ * but its id maps; its v1 cgroups are made before the clone then, for it
+ * to join first thing. Not with process.oomScoreAdj either: the kernel
+ * gives it to every process sharing the memory. */
+static bool share_memory(const struct launch *L, const struct launch_work *w)
+{
+	const oci_spec *spec = L->spec;
+	const oci_hooks *h = spec->hooks;
+	const struct cv_ns_plan *plan = &w->plan;
+	return cv_shared_launch_allowed() && L->transient && !L->await_start && w->early &&
+	       !(h && (h->prestart.len || h->create_runtime.len)) &&
+	       !(w->seccomp && cv_seccomp_has_notify(w->seccomp)) && !spec->process->terminal &&
+	       !spec->process->oom_score_adj.set && !plan->user_path && plan->njoin == 0 && !plan->pid_path &&
+	       !(plan->new_flags & CLONE_NEWTIME) && !w->no_mount_ns;
 }
 
 /* Reads and checks the config and everything derived from it (rootfs,
@@ -433,6 +451,7 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 		if (r < 0)
 			return r;
 	}
+	w->share = share_memory(L, w);
 	w->cgc = (struct cv_cgroup_config){
 		.id = id,
 		.cgroups_path = spec->linux_ ? spec->linux_->cgroups_path : NULL,
@@ -451,8 +470,9 @@ static int launch_validate(const struct cvisor_context *ctx, const char *id, str
 		.controllers = oci_kv_get(&spec->annotations, CV_CGROUP_ANNOTATION_CONTROLLERS),
 		.none = L->no_cgroup,
 		/* the child learns of the v1 directories after the CONTINUE of
-		 * the namespace handshake: not when that carries the hooks' state */
-		.v1_after_clone = w->early,
+		 * the namespace handshake: not when that carries the hooks'
+		 * state, nor when it shares our memory (it joins them first) */
+		.v1_after_clone = w->early && !w->share,
 	};
 	return cv_cgroup_config_validate(&w->cgc, err);
 }
@@ -595,22 +615,6 @@ static bool needs_handshake(const struct cv_ns_plan *plan, const struct launch_w
 	return (plan->new_flags & (CLONE_NEWUSER | CLONE_NEWTIME)) || !w->early || (!w->into_cgroup && w->v2);
 }
 
-/* Whether the container process may share our memory (shared-launch.h): a
- * transient run that needs nothing of ours from its clone to its program
- * but its id maps. Not with process.oomScoreAdj either: the kernel gives
- * it to every process sharing the memory. */
-static bool share_memory(const struct launch *L, const struct launch_work *w, bool clone_all, int joined, int ufd,
-			 bool v1_late)
-{
-	const oci_spec *spec = L->spec;
-	const oci_hooks *h = spec->hooks;
-	return cv_shared_launch_allowed() && L->transient && !L->await_start && !L->c->entry && w->early &&
-	       !(h && (h->prestart.len || h->create_runtime.len)) &&
-	       !(w->seccomp && cv_seccomp_has_notify(w->seccomp)) && !spec->process->terminal &&
-	       !spec->process->oom_score_adj.set && clone_all && joined == 0 && !(w->plan.new_flags & CLONE_NEWTIME) &&
-	       !w->no_mount_ns && ufd < 0 && w->cgjoin.n == 0 && !v1_late;
-}
-
 /* Clones the container process: into the namespaces joined by path (the
  * runtime enters them around the clone), new ones made by the clone itself
  * where it can, and its v2 cgroup directory. */
@@ -667,7 +671,7 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 		ca.flags &= ~(uint64_t)CLONE_NEWNET;
 	/* before the clone: a child sharing our memory reads it at once */
 	w->handshake = needs_handshake(plan, w);
-	if (share_memory(L, w, clone_all, saved.n, ufd, v1_late)) {
+	if (w->share && clone_all && saved.n == 0 && !v1_late && (ufd < 0 || cv_shared_launch_clone_into_cgroup())) {
 		w->shared = calloc(1, sizeof(*w->shared));
 		r = w->shared ? cv_shared_launch_prepare(w->shared, L->spec->linux_,
 							 (plan->new_flags & CLONE_NEWUSER) != 0, err)
@@ -686,8 +690,14 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 		struct cv_log_saved logs;
 		struct child_args a = { id, L, w, clone_all, late_cgroupns, late_netns, v1_late };
 		cv_log_save(&logs);
-		pid = cv_shared_launch_clone(w->shared, (int)(ca.flags & ~(uint64_t)CLONE_PIDFD), shared_child, &a,
-					     &w->pidfd);
+		pid = cv_shared_launch_clone(w->shared, &ca, shared_child, &a);
+		if (pid < 0 && w->into_cgroup) {
+			/* forked instead, by the retry below */
+			int e = errno;
+			cv_shared_launch_release(w->shared);
+			free(steal_pointer(&w->shared));
+			errno = e;
+		}
 		if (pid > 0) {
 			/* nothing of ours but this until the child's end of file */
 			cv_shared_launch_wait(w->shared, pid, w->pidfd, w->sock_parent, w->sock_child);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <linux/sched.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -74,9 +75,64 @@ int cv_shared_launch_prepare(struct cv_shared_launch *s, const oci_linux *linux_
 	return 1;
 }
 
-pid_t cv_shared_launch_clone(struct cv_shared_launch *s, int flags, int (*fn)(void *), void *arg, int *pidfd)
+#if defined(__x86_64__)
+/* clone3 of FN(ARG) on the stack CA names: the child starts there with our
+ * registers, calls FN and exits with what it returns; the parent gets the
+ * kernel's return. The C library has no clone3 with a function. */
+static long clone3_call(struct clone_args *ca, int (*fn)(void *), void *arg)
 {
-	return clone(fn, (char *)s->stack + s->stack_size, flags | CLONE_VM | CLONE_PIDFD | SIGCHLD, arg, pidfd);
+	register long r12 __asm__("r12") = (long)fn;
+	register long r13 __asm__("r13") = (long)arg;
+	long ret;
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "mov %%r13, %%rdi\n\t"
+			 "call *%%r12\n\t"
+			 "mov %%eax, %%edi\n\t"
+			 "mov %[exit], %%eax\n\t"
+			 "syscall\n\t"
+			 "hlt\n"
+			 "1:"
+			 : "=a"(ret)
+			 : "a"((long)SYS_clone3), "D"(ca), "S"(sizeof(*ca)), "r"(r12), "r"(r13), [exit] "i"(SYS_exit)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#endif
+
+bool cv_shared_launch_clone_into_cgroup(void)
+{
+#if defined(__x86_64__)
+	return true;
+#else
+	return false;
+#endif
+}
+
+pid_t cv_shared_launch_clone(struct cv_shared_launch *s, const struct clone_args *args, int (*fn)(void *), void *arg)
+{
+	struct clone_args ca = *args;
+	ca.flags |= CLONE_VM | CLONE_PIDFD;
+	ca.exit_signal = SIGCHLD;
+	ca.stack = (uint64_t)(uintptr_t)s->stack;
+	ca.stack_size = s->stack_size;
+#if defined(__x86_64__)
+	long r = clone3_call(&ca, fn, arg);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return (pid_t)r;
+#else
+	if (ca.flags & CLONE_INTO_CGROUP) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return clone(fn, (char *)s->stack + s->stack_size,
+		     (int)(ca.flags & ~(uint64_t)CLONE_PIDFD) | CLONE_PIDFD | SIGCHLD, arg, (int *)(uintptr_t)ca.pidfd);
+#endif
 }
 
 void cv_shared_launch_release(struct cv_shared_launch *s)

@@ -72,9 +72,12 @@ bool cv_shared_launch_allowed(void);
  * error. */
 int cv_shared_launch_prepare(struct cv_shared_launch *s, const oci_linux *linux_, bool userns, cv_error_t *err);
 
-/* clone(CLONE_VM | FLAGS) of FN(ARG) on the stack, with a pidfd in *PIDFD;
- * the pid, or -1 with errno. */
-pid_t cv_shared_launch_clone(struct cv_shared_launch *s, int flags, int (*fn)(void *), void *arg, int *pidfd);
+/* clone3 of ARGS (flags, pidfd, cgroup) with CLONE_VM, of FN(ARG) on the
+ * stack; the pid, or -1 with errno. CLONE_INTO_CGROUP only where
+ * cv_shared_launch_clone_into_cgroup() (x86-64): elsewhere ENOSYS. */
+struct clone_args;
+pid_t cv_shared_launch_clone(struct cv_shared_launch *s, const struct clone_args *args, int (*fn)(void *), void *arg);
+bool cv_shared_launch_clone_into_cgroup(void);
 
 /* The runtime's side of the sync protocol until the socket's end of file:
  * closes CHILD_END (our copy of the child's end) first, writes the id maps

@@ -30,7 +30,7 @@ struct cv_child_config {
 	int preserve_fds; /* beyond stdio, including LISTEN_FDS */
 	int listen_fds;   /* LISTEN_FDS passed through from the caller */
 	/* v1 cgroup directories joined by the child first thing (may be NULL) */
-	struct cv_cgroup_self_join *cgroup_join;
+	const struct cv_cgroup_self_join *cgroup_join;
 	bool unshare_cgroupns; /* CLONE_NEWCGROUP left to the child, after the join */
 	/* the v1 directories come later over sync_fd (CV_SYNC_CGROUP, see
 	 * cv_cgroup_config.v1_after_clone): joined before a cgroup filesystem
@@ -66,7 +66,7 @@ struct cv_exec_child_config {
 	int preserve_fds;
 	const struct cv_seccomp *seccomp;
 	/* the container's v1 cgroups, joined first thing (may be NULL) */
-	struct cv_cgroup_self_join *cgroup_join;
+	const struct cv_cgroup_self_join *cgroup_join;
 };
 
 /* exec's process, cloned into the container's pid namespace: its other
