@@ -436,7 +436,7 @@ teardown() {
 @test "sandbox: the watcher shares cvisor do's memory (no copy); killed with cvisor do, it ends what was put into the run's cgroup and removes it" {
 	requires_root
 	requires python3
-	"$CVISOR" --root "$CV_ROOT" do --processes 64 --memory 256MB -- sleep 4718 &
+	"$CVISOR" --root "$CV_ROOT" do --processes 64 -- sleep 4718 &
 	local pid=$! w="" outsider cg init
 	cv_track_pid $pid
 	for _ in $(seq 50); do
@@ -448,15 +448,14 @@ teardown() {
 	run same_memory $pid $w
 	[ "$status" -eq 0 ]
 	[ "$output" = 0 ]
-	# so does the container process, now the init, in the run's cgroups
-	# (the v1 ones joined by itself before anything else)
+	# so does the container process, now the init, in the run's cgroup
+	# (a v1 one joined by itself before anything else)
 	init="$(init_of 'sleep 4718')"
 	[ -n "$init" ]
 	run same_memory $pid $init
 	[ "$status" -eq 0 ]
 	[ "$output" = 0 ]
 	grep -qE "^([0-9]+:pids|0:):.*/do-$pid-" "/proc/$init/cgroup"
-	grep -qE "^([0-9]+:memory|0:):.*/do-$pid-" "/proc/$init/cgroup"
 	# a process put into the run's cgroup from outside
 	sleep 4719 &
 	outsider=$!
@@ -478,6 +477,23 @@ teardown() {
 		sleep 0.1
 	done
 	[[ -z "$state" || "$state" = Z ]]
+	assert_clean
+}
+
+@test "sandbox: an OOM in the sandbox's memory cgroup takes neither cvisor do nor its watcher: the report is written, the cgroup removed" {
+	requires_root
+	requires gcc
+	mkdir "$CV_TMP/ws"
+	gcc -static -O2 -o "$CV_TMP/ws/small" "$CVISOR_TESTS_DIR/data/sandbox/small-procs.c"
+	# every process of the program is smaller than the init (when it shares
+	# cvisor do's memory, the OOM killer would take cvisor do with it)
+	"$CVISOR" --root "$CV_ROOT" do --workspace "$CV_TMP/ws" --memory 32MB --report "$CV_TMP/r.json" -- ./small &
+	local pid=$! rc
+	cv_track_pid $pid
+	wait_ended $pid
+	[ "$rc" -eq 0 ]
+	[ "$(jq -c '[.exit_code, .limits_hit.memory]' "$CV_TMP/r.json")" = '[0,true]' ]
+	wait_run_cgroups_gone $pid
 	assert_clean
 }
 

@@ -326,17 +326,25 @@ static void launch_work_release(struct launch_work *w, size_t mounts_len)
 	}
 }
 
+static bool memory_limit(const oci_spec *spec)
+{
+	const oci_resources *r = spec->linux_ ? spec->linux_->resources : NULL;
+	return r && r->memory && r->memory->limit.set;
+}
+
 /* Whether the container process may share our memory (shared-launch.h): a
  * transient run that needs nothing of ours from its clone to its program
  * but its id maps; its v1 cgroups are made before the clone then, for it
  * to join first thing. Not with process.oomScoreAdj either: the kernel
- * gives it to every process sharing the memory. */
+ * gives it to every process sharing the memory; nor with a memory limit
+ * unless the OOM killer can be kept from the init (shared-launch.h). */
 static bool share_memory(const struct launch *L, const struct launch_work *w)
 {
 	const oci_spec *spec = L->spec;
 	const oci_hooks *h = spec->hooks;
 	const struct cv_ns_plan *plan = &w->plan;
 	return cv_shared_launch_allowed() && L->transient && !L->await_start && w->early &&
+	       (!memory_limit(spec) || cv_shared_launch_oom_protectable()) &&
 	       !(h && (h->prestart.len || h->create_runtime.len)) &&
 	       !(w->seccomp && cv_seccomp_has_notify(w->seccomp)) && !spec->process->terminal &&
 	       !spec->process->oom_score_adj.set && !plan->user_path && plan->njoin == 0 && !plan->pid_path &&
@@ -703,6 +711,8 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 			cv_shared_launch_wait(w->shared, pid, w->pidfd, w->sock_parent, w->sock_child);
 			w->sock_child = -1;
 			shared_r = cv_shared_launch_result(w->shared, pid, &logs, err);
+			if (shared_r == 0 && memory_limit(L->spec))
+				shared_r = cv_shared_launch_oom_protect(err);
 		}
 	} else {
 		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));

@@ -94,6 +94,18 @@ int cv_shared_launch_result(struct cv_shared_launch *s, pid_t pid, const struct 
 /* < 0 with the container process's error when its program did not start. */
 int cv_shared_launch_program(const struct cv_shared_launch *s, cv_error_t *err);
 
+/* The OOM killer kills every process sharing its victim's memory: an init
+ * chosen in the sandbox's memory cgroup (where its RSS, the runtime's
+ * whole image, may be the largest: a program of small processes) would
+ * take the runtime and its watcher along, and with them the report and
+ * the cleanup. _protect, once the program runs (its own memory and score
+ * by then), makes this memory's processes immune (oom_score_adj -1000):
+ * only with CAP_SYS_RESOURCE of the initial user namespace, which
+ * _protectable tells before the clone (a run with a memory limit forks
+ * without it). */
+bool cv_shared_launch_oom_protectable(void);
+int cv_shared_launch_oom_protect(cv_error_t *err);
+
 /* Unmaps the stack: only once the container process is gone (reaped). */
 void cv_shared_launch_release(struct cv_shared_launch *s);
 
