@@ -318,10 +318,9 @@ static void launch_work_release(struct launch_work *w, size_t mounts_len)
 		cv_rootfs_idmap_release(w->idmap_fds, mounts_len);
 	cv_cgroup_self_join_close(&w->cgjoin);
 	if (w->shared) {
-		/* its stack, unless the child may still run on it: launch_undo
-		 * reaped it, the clone failed, or it moved to L on success */
-		if (w->pid <= 0 || w->undo)
-			cv_shared_launch_release(w->shared);
+		/* still here only after a failure: no child, or launch_undo
+		 * reaped it (on success it moved to L, the init on its stack) */
+		cv_shared_launch_release(w->shared);
 		free(w->shared);
 	}
 }

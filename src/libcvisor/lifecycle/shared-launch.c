@@ -131,8 +131,7 @@ pid_t cv_shared_launch_clone(struct cv_shared_launch *s, const struct clone_args
 		errno = ENOSYS;
 		return -1;
 	}
-	return clone(fn, (char *)s->stack + s->stack_size,
-		     (int)(ca.flags & ~(uint64_t)CLONE_PIDFD) | CLONE_PIDFD | SIGCHLD, arg, (int *)(uintptr_t)ca.pidfd);
+	return clone(fn, (char *)s->stack + s->stack_size, (int)ca.flags | SIGCHLD, arg, (int *)(uintptr_t)ca.pidfd);
 #endif
 }
 
