@@ -827,6 +827,14 @@ static int make_record(const struct cvisor_context *ctx, const char *id, struct 
 	return new_state(ctx, id, L, w, err);
 }
 
+/* The record of a child past READY: run's says "running" at once. */
+static int make_late_record(const struct cvisor_context *ctx, const char *id, struct launch *L, struct launch_work *w,
+			    cv_error_t *err)
+{
+	int r = make_record(ctx, id, L, w, err);
+	return r < 0 || !L->run_mode ? r : set_status(L->c->state, "running", err);
+}
+
 /* Everything the child needs from us between its clone and READY, in the
  * order it asks: its cgroup (when the clone could not place it), id maps
  * and time offsets, the state for its hooks, the prestart and
@@ -844,9 +852,7 @@ static int launch_handshake(const struct cvisor_context *ctx, const char *id, st
 	/* its handshake was cv_shared_launch_wait's: it is ready, its program
 	 * started (or it failed, which start_launched reports) */
 	if (w->shared)
-		return make_record(ctx, id, L, w, err) < 0 || (L->run_mode && set_status(c->state, "running", err) < 0)
-			       ? -1
-			       : 0;
+		return make_late_record(ctx, id, L, w, err);
 	if (!w->into_cgroup && w->v2 && (r = cv_cgroup_enter(c->cg, w->pid, err)) < 0)
 		return r;
 	if (w->handshake) {
@@ -934,8 +940,7 @@ static int launch_handshake(const struct cvisor_context *ctx, const char *id, st
 	if (r < 0)
 		return r;
 	/* while the child goes on to its execve */
-	if (record_late && ((r = make_record(ctx, id, L, w, err)) < 0 ||
-			    (L->run_mode && (r = set_status(c->state, "running", err)) < 0)))
+	if (record_late && (r = make_late_record(ctx, id, L, w, err)) < 0)
 		return r;
 	if (w->no_mount_ns)
 		return record_rootfs_clone(c, w->rootfs, w->rootfs_below, err);

@@ -165,7 +165,8 @@ int cv_shared_launch_oom_protect(cv_error_t *err)
 	return 0;
 }
 
-/* ---- the wait: raw system calls, our own stack and S only ---- */
+/* ---- the wait: raw system calls, our own stack and S only (memcpy
+ * touches nothing else) ---- */
 
 static void fail(struct cv_shared_launch *s, long r, const char *step, const char *file)
 {
@@ -174,12 +175,6 @@ static void fail(struct cv_shared_launch *s, long r, const char *step, const cha
 		s->fail_step = step;
 		s->fail_file = file;
 	}
-}
-
-static void copy(char *dst, const char *src, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		dst[i] = src[i];
 }
 
 /* "/proc/PID/NAME" into BUF (48 bytes: a pid has 10 digits at most, the
@@ -192,7 +187,7 @@ static void proc_path(char *buf, pid_t pid, const char *name)
 	do
 		digits[n++] = (char)('0' + v % 10);
 	while ((v /= 10) && n < sizeof(digits));
-	copy(buf, "/proc/", 6);
+	memcpy(buf, "/proc/", 6);
 	k = 6;
 	while (n)
 		buf[k++] = digits[--n];
@@ -233,7 +228,7 @@ static void keep_line(struct cv_shared_launch *s, int32_t level, const char *tex
 	s->log[s->log_len++] = (char)(level < CV_LOG_ERROR   ? CV_LOG_ERROR
 				      : level > CV_LOG_DEBUG ? CV_LOG_DEBUG
 							     : level);
-	copy(s->log + s->log_len, text, len);
+	memcpy(s->log + s->log_len, text, len);
 	s->log_len += len;
 	s->log[s->log_len++] = '\0';
 }
@@ -262,8 +257,8 @@ __attribute__((no_sanitize_address)) void cv_shared_launch_wait(struct cv_shared
 		uint32_t type = 0;
 		int32_t errnum = 0;
 		if (n >= 8) {
-			copy((char *)&type, msg, 4);
-			copy((char *)&errnum, msg + 4, 4);
+			memcpy((char *)&type, msg, 4);
+			memcpy((char *)&errnum, msg + 4, 4);
 		}
 		const char *text = msg + 8;
 		size_t len = n >= 8 ? (size_t)n - 8 : 0;
@@ -286,7 +281,7 @@ __attribute__((no_sanitize_address)) void cv_shared_launch_wait(struct cv_shared
 				s->error_errnum = errnum;
 				if (len >= sizeof(s->error_msg))
 					len = sizeof(s->error_msg) - 1;
-				copy(s->error_msg, text, len);
+				memcpy(s->error_msg, text, len);
 				s->error_msg[len] = '\0';
 			}
 		} else {
