@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "io.h"
 #include "log.h"
 #include "lifecycle/state-store.h"
@@ -170,9 +171,7 @@ static int temp_name(char *buf, size_t size, const char *prefix)
 	cv_closep(&fd);
 	if (r != (ssize_t)sizeof(rnd)) {
 		/* Uniqueness is all we need here, not unpredictability. */
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32);
+		unsigned long long x = (unsigned long long)cv_now_ns() ^ ((unsigned long long)getpid() << 32);
 		for (size_t i = 0; i < sizeof(rnd); i++, x = x * 6364136223846793005ULL + 1442695040888963407ULL)
 			rnd[i] = (unsigned char)(x >> 56);
 	}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "io.h"
 #include "cvisor.h"
 #include "lifecycle/create.h"
@@ -109,7 +110,7 @@ char *cv_rfc3339_utc(int64_t secs, long nsecs)
 char *cv_now_rfc3339(void)
 {
 	struct timespec ts;
-	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+	if (cv_clock_read(CLOCK_REALTIME, &ts) < 0)
 		return NULL;
 	return cv_rfc3339_utc(ts.tv_sec, ts.tv_nsec);
 }
