@@ -46,10 +46,15 @@ static int cmd_sandbox_reap(struct cv_cli *cli, int argc, char **argv, cv_error_
 }
 
 /* `cvisor do` runs one sandbox and exits: its container process may share
- * our memory (cv_shared_launch_allow). The keeper serves many: not there. */
+ * our memory (cv_shared_launch_allow). The keeper serves many: not there.
+ * Built with the early entry point, this binary can be a sandbox's init. */
 static int cmd_do_once(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {
-	cv_shared_launch_allow();
+#ifdef CV_EARLY_ENTRY
+	cv_shared_launch_allow(true);
+#else
+	cv_shared_launch_allow(false);
+#endif
 	return cmd_do(cli, argc, argv, err);
 }
 

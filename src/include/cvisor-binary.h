@@ -9,6 +9,8 @@
 #ifndef CVISOR_BINARY_H
 #define CVISOR_BINARY_H
 
+#include <stdbool.h>
+
 #include "error.h"
 
 /* 1 when this process is a helper (the library named its report socket in
@@ -43,8 +45,9 @@ int cv_sandbox_reap(int argc, char *const *argv, cv_error_t *err);
 
 /* This process runs one command and exits: a `cvisor do` container
  * process may share its memory until its program runs
- * (lifecycle/shared-launch.h). */
-void cv_shared_launch_allow(void);
+ * (lifecycle/shared-launch.h). IMAGE_RUNS_INIT: this binary's entry point
+ * serves as a sandbox's init (process/init-early.h). */
+void cv_shared_launch_allow(bool image_runs_init);
 
 /* One --log-format json line, {"level":LEVEL,"msg":MSG,"time":TIME}, in
  * *line (free; no newline). MSG is kept even when it is not UTF-8. < 0 when

@@ -115,6 +115,14 @@ init_of() {
 	echo "$init"
 }
 
+# requires_image_init: skips unless the cvisor binary can start as a
+# sandbox's init (its early entry point: a static x86-64 build), which a
+# run with a memory limit needs to share cvisor do's memory.
+requires_image_init() {
+	grep -q '^#define CV_EARLY_ENTRY 1' "$CVISOR_BUILDDIR/config.h" ||
+		skip "the cvisor binary has no early entry point (static x86-64 builds have)"
+}
+
 # same_memory PID1 PID2: prints kcmp(KCMP_VM) of the two, 0 only for one
 # address space (a fork's copy is not).
 same_memory() {

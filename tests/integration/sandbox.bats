@@ -500,6 +500,21 @@ teardown() {
 	assert_clean
 }
 
+@test "sandbox: sandbox-init, the command line of a sandbox's init, is taken only by a pid namespace's init" {
+	requires_root
+	requires_image_init
+	requires unshare
+	# anywhere else, the command line knows no such verb
+	run "$CVISOR" sandbox-init 2 3 4 -1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'unknown command "sandbox-init"'* ]]
+	# an init without its gate (fd 9 is not open) ends at once
+	run unshare --pid --fork "$CVISOR" sandbox-init 2 3 9 -1
+	[ "$status" -eq 127 ]
+	[ -z "$output" ]
+	assert_clean
+}
+
 @test "sandbox: sandbox-reap (the watcher's verb) refuses what is not the own cgroup of a run whose supervisor is gone" {
 	requires_root
 	run "$CVISOR" sandbox-reap

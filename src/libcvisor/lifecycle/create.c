@@ -298,6 +298,7 @@ struct launch_work {
 	oci_state *state;                /* the record; moved to the container once complete */
 	bool share;                      /* the child may share our memory (share_memory) */
 	struct cv_shared_launch *shared; /* it does: its handshake done */
+	int image_fd;                    /* our image, executed as the init (shared, with a memory limit) */
 };
 
 static void launch_work_release(struct launch_work *w, size_t mounts_len)
@@ -311,6 +312,7 @@ static void launch_work_release(struct launch_work *w, size_t mounts_len)
 	cv_closep(&w->sock_child);
 	cv_closep(&w->status_r);
 	cv_closep(&w->status_w);
+	cv_closep(&w->image_fd);
 	cv_rootfs_pruned_release(&w->pruned);
 	cv_closep(&w->pidfd);
 	cv_closep(&w->master);
@@ -335,15 +337,15 @@ static bool memory_limit(const oci_spec *spec)
  * transient run that needs nothing of ours from its clone to its program
  * but its id maps; its v1 cgroups are made before the clone then, for it
  * to join first thing. Not with process.oomScoreAdj either: the kernel
- * gives it to every process sharing the memory; nor with a memory limit
- * unless the OOM killer can be kept from the init (shared-launch.h). */
+ * gives it to every process sharing the memory; with a memory limit only
+ * where our image can start afresh as the init (shared-launch.h). */
 static bool share_memory(const struct launch *L, const struct launch_work *w)
 {
 	const oci_spec *spec = L->spec;
 	const oci_hooks *h = spec->hooks;
 	const struct cv_ns_plan *plan = &w->plan;
 	return cv_shared_launch_allowed() && L->transient && !L->await_start && w->early &&
-	       (!memory_limit(spec) || cv_shared_launch_oom_protectable()) &&
+	       (!memory_limit(spec) || cv_shared_launch_image_init()) &&
 	       !(h && (h->prestart.len || h->create_runtime.len)) &&
 	       !(w->seccomp && cv_seccomp_has_notify(w->seccomp)) && !spec->process->terminal &&
 	       !spec->process->oom_score_adj.set && !plan->user_path && plan->njoin == 0 && !plan->pid_path &&
@@ -597,6 +599,7 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 		.console_mask = console_mask(L->stdio),
 		.init = w->want_init,
 		.init_status_fd = w->status_w,
+		.init_image_fd = w->image_fd,
 	};
 	cv_child_main(&cc);
 }
@@ -689,6 +692,11 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 			free(w->shared);
 			w->shared = NULL;
 		}
+		/* the init must not keep our memory, the OOM killer's choice
+		 * then (init-early.h) */
+		if (w->shared && memory_limit(L->spec) &&
+		    (w->image_fd = open("/proc/self/exe", O_PATH | O_CLOEXEC)) < 0)
+			return cv_error_errno(err, "open `/proc/self/exe`");
 	}
 	fflush(NULL);
 	pid_t pid;
@@ -703,6 +711,7 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 			int e = errno;
 			cv_shared_launch_release(w->shared);
 			free(steal_pointer(&w->shared));
+			cv_closep(&w->image_fd); /* a forked init has a copy of its own */
 			errno = e;
 		}
 		if (pid > 0) {
@@ -710,8 +719,6 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 			cv_shared_launch_wait(w->shared, pid, w->pidfd, w->sock_parent, w->sock_child);
 			w->sock_child = -1;
 			shared_r = cv_shared_launch_result(w->shared, pid, &logs, err);
-			if (shared_r == 0 && memory_limit(L->spec))
-				shared_r = cv_shared_launch_oom_protect(err);
 		}
 	} else {
 		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
@@ -742,6 +749,7 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 		close(steal_fd(&w->sock_child));
 	if (w->status_w >= 0)
 		close(steal_fd(&w->status_w));
+	cv_closep(&w->image_fd);
 	cv_cgroup_self_join_close(&w->cgjoin);
 	cv_rootfs_idmap_release(w->idmap_fds, L->spec->mounts_len); /* the child has its copies */
 	w->idmap_fds = NULL;
@@ -1012,6 +1020,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 				 .sock_child = -1,
 				 .status_r = -1,
 				 .status_w = -1,
+				 .image_fd = -1,
 				 .pruned = { .tree = -1 },
 				 .pidfd = -1,
 				 .master = -1,

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <linux/capability.h>
 #include <linux/sched.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -31,11 +30,12 @@
 #define STACK_SIZE (2u << 20)
 #define GUARD_SIZE 4096u
 
-static bool allowed;
+static bool allowed, image_init;
 
-void cv_shared_launch_allow(void)
+void cv_shared_launch_allow(bool image_runs_init)
 {
 	allowed = true;
+	image_init = image_runs_init;
 }
 
 /* Not under AddressSanitizer: it takes the child, on a stack it does not
@@ -142,27 +142,9 @@ void cv_shared_launch_release(struct cv_shared_launch *s)
 	s->stack = NULL;
 }
 
-bool cv_shared_launch_oom_protectable(void)
+bool cv_shared_launch_image_init(void)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-	if (syscall(SYS_capget, &h, d) < 0 || !(d[CAP_SYS_RESOURCE / 32].effective & (1u << (CAP_SYS_RESOURCE % 32))))
-		return false;
-	/* the capability must be the initial user namespace's */
-	return !cv_ns_in_user_namespace();
-}
-
-int cv_shared_launch_oom_protect(cv_error_t *err)
-{
-	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return cv_error_errno(err, "open `/proc/self/oom_score_adj`");
-	ssize_t n = write(fd, "-1000", 5);
-	int e = errno;
-	close(fd);
-	if (n != 5)
-		return cv_error(err, n < 0 ? e : EIO, "write -1000 to `/proc/self/oom_score_adj`");
-	return 0;
+	return image_init;
 }
 
 /* ---- the wait: raw system calls, our own stack and S only (memcpy

@@ -14,7 +14,8 @@
  * raw system calls, on its own stack, into this struct. What the child
  * needs of the runtime meanwhile, its id maps, is formatted before the
  * clone. Past that point the container process is the init, which makes
- * raw system calls only (process/init.c); the global it changed, the log
+ * raw system calls only (process/init.c), or (a memory limit) has executed
+ * our image afresh (process/init-early.h); the global it changed, the log
  * sink, is put back by cv_shared_launch_result.
  *
  * Allowed only in the cvisor binary's one-shot commands
@@ -61,8 +62,9 @@ struct cv_shared_launch {
 	char log[4096];
 };
 
-/* For the cvisor binary's one-shot commands: see above. */
-void cv_shared_launch_allow(void);
+/* For the cvisor binary's one-shot commands: see above. IMAGE_RUNS_INIT:
+ * the binary's entry point serves as a sandbox's init (init-early.h). */
+void cv_shared_launch_allow(bool image_runs_init);
 /* Whether this process may share its memory with a container process now. */
 bool cv_shared_launch_allowed(void);
 
@@ -98,13 +100,11 @@ int cv_shared_launch_program(const struct cv_shared_launch *s, cv_error_t *err);
  * chosen in the sandbox's memory cgroup (where its RSS, the runtime's
  * whole image, may be the largest: a program of small processes) would
  * take the runtime and its watcher along, and with them the report and
- * the cleanup. _protect, once the program runs (its own memory and score
- * by then), makes this memory's processes immune (oom_score_adj -1000):
- * only with CAP_SYS_RESOURCE of the initial user namespace, which
- * _protectable tells before the clone (a run with a memory limit forks
- * without it). */
-bool cv_shared_launch_oom_protectable(void);
-int cv_shared_launch_oom_protect(cv_error_t *err);
+ * the cleanup. A run with a memory limit therefore shares only where the
+ * runtime's image can start afresh as the init before the program starts
+ * (process/init-early.h: the cvisor binary built with its early entry
+ * point, cv_shared_launch_allow's IMAGE_RUNS_INIT); elsewhere it forks. */
+bool cv_shared_launch_image_init(void);
 
 /* Unmaps the stack: only once the container process is gone (reaped). */
 void cv_shared_launch_release(struct cv_shared_launch *s);

@@ -301,9 +301,16 @@ void cv_process_finish(const struct cv_process_finish *f)
 		goto fail;
 	if (f->seccomp && !seccomp_loaded && load_seccomp(f->seccomp, f->sync_fd, &err) < 0)
 		goto fail;
-	if (f->init) /* returns only when the program could not start */
-		cv_init_exec(exe, args, envp, f->init_status_fd, p->terminal, &err);
-	else if (execve(exe, args, envp) < 0)
+	if (f->init) { /* returns only when the program could not start */
+		struct cv_init_start is = { .exe = exe,
+					    .argv = args,
+					    .envp = envp,
+					    .status_fd = f->init_status_fd,
+					    .foreground = p->terminal,
+					    .image_fd = f->init_image_fd,
+					    .sync_fd = f->sync_fd };
+		cv_init_exec(&is, &err);
+	} else if (execve(exe, args, envp) < 0)
 		cv_error_errno(&err, "exec `%s`", exe);
 fail:
 	cv_sync_send_error(f->sync_fd, err);

@@ -532,6 +532,7 @@ void cv_child_main(const struct cv_child_config *c)
 		.late_args = c->late_args ? &w.late_args : NULL,
 		.init = c->init,
 		.init_status_fd = c->init_status_fd,
+		.init_image_fd = c->init_image_fd,
 	};
 	cv_process_finish(&f);
 fail:
@@ -586,6 +587,7 @@ void cv_exec_child_main(const struct cv_exec_child_config *x)
 		.in_userns = x->userns,
 		.exec_cpu_affinity = true,
 		.init_status_fd = -1,
+		.init_image_fd = -1,
 	};
 	cv_process_finish(&f);
 fail:

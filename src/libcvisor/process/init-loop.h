@@ -1,0 +1,77 @@
+/* The init's last steps (init.h), for both of its forms: the container
+ * process that stays as the init (init.c), and the runtime's image started
+ * afresh as the init (init-early.c), before the C library starts. Raw
+ * system calls only: the first may share the runtime's memory, errno
+ * included (lifecycle/shared-launch.h); the second has no C library. */
+#ifndef CVISOR_INIT_LOOP_H
+#define CVISOR_INIT_LOOP_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdnoreturn.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+/* relative: the binary's include path has no library folder */
+#include "../base/raw-syscall.h"
+
+/* Closes the fds from FIRST to LAST but KEEP; -errno on failure. */
+static inline long cv_init_close_range_but(unsigned first, unsigned last, int keep)
+{
+	if (keep < 0 || (unsigned)keep < first || (unsigned)keep > last)
+		return cv_sys(SYS_close_range, first, last, 0u);
+	long r = (unsigned)keep > first ? cv_sys(SYS_close_range, first, (unsigned)keep - 1, 0u) : 0;
+	if (r < 0)
+		return r;
+	return (unsigned)keep < last ? cv_sys(SYS_close_range, (unsigned)keep + 1, last, 0u) : 0;
+}
+
+/* Closes every fd but KEEP (-1: all of them). LATE (-1: none) goes last,
+ * in a call of its own: the runtime's procfs, a detached mount, whose
+ * dissolve waits for an RCU grace period, which must not hold back what the
+ * other closes tell (the sync socket's end of file: the program runs). */
+static inline long cv_init_close_all_but(int keep, int late)
+{
+	if (late < 0 || late == keep)
+		return cv_init_close_range_but(0, ~0u, keep);
+	long r = late > 0 ? cv_init_close_range_but(0, (unsigned)late - 1, keep) : 0;
+	if (r == 0)
+		r = cv_init_close_range_but((unsigned)late + 1, ~0u, keep);
+	if (r < 0)
+		return r;
+	r = cv_sys(SYS_close, late, 0, 0);
+	return r == -EINTR ? 0 : r;
+}
+
+/* Every signal stays blocked (ALL, the kernel's sigset): pending, not lost
+ * (a blocked signal is queued even for a pid namespace's init, which
+ * ignores unhandled ones) and taken here one at a time. Forwards each to
+ * PROGRAM, reaps every child, and on PROGRAM's end writes its wait status
+ * to STATUS_FD (when >= 0) and exits with its status. */
+static inline noreturn void cv_init_loop(pid_t program, int status_fd, const void *all)
+{
+	for (;;) {
+		siginfo_t si;
+		long sig = cv_sys4(SYS_rt_sigtimedwait, all, &si, NULL, CV_KERNEL_SIGSET_SIZE);
+		if (sig < 0)
+			continue;
+		if (sig != SIGCHLD) {
+			(void)cv_sys(SYS_kill, program, sig, 0);
+			continue;
+		}
+		int st;
+		long w;
+		while ((w = cv_sys4(SYS_wait4, -1, &st, WNOHANG, NULL)) > 0) {
+			if (w != program)
+				continue;
+			/* a full pipe of our own making: 4 bytes always fit */
+			if (status_fd >= 0 && cv_sys(SYS_write, status_fd, &st, sizeof(st)) != sizeof(st))
+				cv_sys(SYS_exit_group, 255, 0, 0);
+			/* our exit ends the pid namespace, and every process left in it */
+			cv_sys(SYS_exit_group, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 0, 0);
+		}
+	}
+}
+
+#endif
