@@ -47,13 +47,13 @@ static int cmd_sandbox_reap(struct cv_cli *cli, int argc, char **argv, cv_error_
 
 /* `cvisor do` runs one sandbox and exits: its container process may share
  * our memory (cv_shared_launch_allow). The keeper serves many: not there.
- * Built with the early entry point, this binary can be a sandbox's init. */
+ * It carries a sandbox's init as a program of its own where it can. */
 static int cmd_do_once(struct cv_cli *cli, int argc, char **argv, cv_error_t *err)
 {
-#ifdef CV_EARLY_ENTRY
-	cv_shared_launch_allow(true);
+#ifdef CV_INIT_IMAGE
+	cv_shared_launch_allow(cv_init_image, cv_init_image_size);
 #else
-	cv_shared_launch_allow(false);
+	cv_shared_launch_allow(NULL, 0);
 #endif
 	return cmd_do(cli, argc, argv, err);
 }

@@ -9,7 +9,7 @@
 #ifndef CVISOR_BINARY_H
 #define CVISOR_BINARY_H
 
-#include <stdbool.h>
+#include <stddef.h>
 
 #include "error.h"
 
@@ -45,9 +45,14 @@ int cv_sandbox_reap(int argc, char *const *argv, cv_error_t *err);
 
 /* This process runs one command and exits: a `cvisor do` container
  * process may share its memory until its program runs
- * (lifecycle/shared-launch.h). IMAGE_RUNS_INIT: this binary's entry point
- * serves as a sandbox's init (process/init-early.h). */
-void cv_shared_launch_allow(bool image_runs_init);
+ * (lifecycle/shared-launch.h). INIT_IMAGE (SIZE bytes, or NULL): a
+ * sandbox's init as a program of its own (process/init-image.c). */
+void cv_shared_launch_allow(const unsigned char *init_image, size_t size);
+#ifdef CV_INIT_IMAGE
+/* made at build time from process/init-image.c (Makefile.am) */
+extern const unsigned char cv_init_image[];
+extern const size_t cv_init_image_size;
+#endif
 
 /* One --log-format json line, {"level":LEVEL,"msg":MSG,"time":TIME}, in
  * *line (free; no newline). MSG is kept even when it is not UTF-8. < 0 when

@@ -852,7 +852,7 @@ for mode in (os.O_RDONLY, os.O_WRONLY):
 	assert_clean
 }
 
-@test "attacks (supervisor): with a memory limit the init is cvisor's image afresh, not cvisor do's memory: a few pages for the OOM killer, out of the program's reach" {
+@test "attacks (supervisor): with a memory limit the init becomes a program of its own, not cvisor do's memory: a few pages for the OOM killer, out of the program's reach" {
 	requires_root
 	requires_image_init
 	requires python3
@@ -868,13 +868,19 @@ for mode in (os.O_RDONLY, os.O_WRONLY):
 	[ "$output" != 0 ]
 	rss="$(awk '/^VmRSS:/ { print $2 }' "/proc/$init/status")"
 	[ -n "$rss" ]
-	[ "$rss" -lt 1024 ]
-	# the image cvisor do runs, which the program cannot write either
-	[ "$(stat -L -c %d:%i "/proc/$init/exe")" = "$(stat -L -c %d:%i "$CVISOR")" ]
+	[ "$rss" -lt 64 ]
+	# from a sealed memfd that no one may read or write
+	[[ "$(readlink "/proc/$init/exe")" == "/memfd:cvisor-init (deleted)" ]]
+	[ "$(stat -L -c %a "/proc/$init/exe")" = 111 ]
+	run python3 -c 'import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+print(fcntl.fcntl(fd, 1034))' "/proc/$init/exe"
+	[ "$status" -eq 0 ]
+	[ "$output" = 15 ]
 	kill -TERM $pid
 	local rc
 	wait_ended $pid
-	# the new image made itself non-dumpable before the program started
+	# an image the init may not read: its execve left it non-dumpable
 	run cvisor do --memory 64MB -- python3 -c '
 import os
 for path, mode in (("/proc/1/mem", os.O_RDONLY), ("/proc/1/mem", os.O_WRONLY), ("/proc/1/environ", os.O_RDONLY)):

@@ -115,12 +115,12 @@ init_of() {
 	echo "$init"
 }
 
-# requires_image_init: skips unless the cvisor binary can start as a
-# sandbox's init (its early entry point: a static x86-64 build), which a
-# run with a memory limit needs to share cvisor do's memory.
+# requires_image_init: skips unless the cvisor binary carries a sandbox's
+# init as a program of its own (process/init-image.c: x86-64 builds), which
+# a run with a memory limit needs to share cvisor do's memory.
 requires_image_init() {
-	grep -q '^#define CV_EARLY_ENTRY 1' "$CVISOR_BUILDDIR/config.h" ||
-		skip "the cvisor binary has no early entry point (static x86-64 builds have)"
+	grep -q '^#define CV_INIT_IMAGE 1' "$CVISOR_BUILDDIR/config.h" ||
+		skip "the cvisor binary carries no init of its own (x86-64 builds do)"
 }
 
 # same_memory PID1 PID2: prints kcmp(KCMP_VM) of the two, 0 only for one

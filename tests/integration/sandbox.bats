@@ -36,6 +36,10 @@ teardown() {
 		mountpoint -q "$SB_SUBMOUNT" && umount "$SB_SUBMOUNT"
 		rmdir "$SB_SUBMOUNT"
 	fi
+	# a sysctl changed by a test
+	if [ -n "${SB_SUID_DUMPABLE:-}" ]; then
+		echo "$SB_SUID_DUMPABLE" >/proc/sys/fs/suid_dumpable
+	fi
 	sb_teardown
 }
 
@@ -500,18 +504,25 @@ teardown() {
 	assert_clean
 }
 
-@test "sandbox: sandbox-init, the command line of a sandbox's init, is taken only by a pid namespace's init" {
+@test "sandbox: with fs.suid_dumpable 1 a run with a memory limit forks (its init's execve would be dumpable)" {
 	requires_root
 	requires_image_init
-	requires unshare
-	# anywhere else, the command line knows no such verb
-	run "$CVISOR" sandbox-init 2 3 4 -1
-	[ "$status" -eq 1 ]
-	[[ "$output" == *'unknown command "sandbox-init"'* ]]
-	# an init without its gate (fd 9 is not open) ends at once
-	run unshare --pid --fork "$CVISOR" sandbox-init 2 3 9 -1
-	[ "$status" -eq 127 ]
-	[ -z "$output" ]
+	requires python3
+	SB_SUID_DUMPABLE="$(cat /proc/sys/fs/suid_dumpable)"
+	echo 1 >/proc/sys/fs/suid_dumpable
+	"$CVISOR" --root "$CV_ROOT" do --memory 64MB -- sleep 4720 &
+	local pid=$! init
+	cv_track_pid $pid
+	init="$(init_of 'sleep 4720')"
+	[ -n "$init" ]
+	# a fork: cvisor's image, a memory of its own
+	[ "$(stat -L -c %d:%i "/proc/$init/exe")" = "$(stat -L -c %d:%i "$CVISOR")" ]
+	run same_memory $pid $init
+	[ "$status" -eq 0 ]
+	[ "$output" != 0 ]
+	kill -TERM $pid
+	local rc
+	wait_ended $pid
 	assert_clean
 }
 

@@ -693,10 +693,9 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 			w->shared = NULL;
 		}
 		/* the init must not keep our memory, the OOM killer's choice
-		 * then (init-early.h) */
-		if (w->shared && memory_limit(L->spec) &&
-		    (w->image_fd = open("/proc/self/exe", O_PATH | O_CLOEXEC)) < 0)
-			return cv_error_errno(err, "open `/proc/self/exe`");
+		 * then (process/init-image.c) */
+		if (w->shared && memory_limit(L->spec) && (w->image_fd = cv_shared_launch_image_fd(err)) < 0)
+			return -1;
 	}
 	fflush(NULL);
 	pid_t pid;

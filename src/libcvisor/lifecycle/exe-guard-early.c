@@ -24,7 +24,6 @@
 #include "exe-guard.h"
 /* the binary's include path has no library folder */
 #include "../base/raw-syscall.h"
-#include "../process/init-early.h"
 
 /* The kernel enters with %rsp at argc and %rdx at the dynamic linker's
  * fini function (0 for a static binary), as _start expects them: both are
@@ -53,8 +52,6 @@ NO_LIBC void cv_early_exec(uintptr_t *sp)
 	int argc = (int)sp[0];
 	char **argv = (char **)(sp + 1);
 	char **envp = argv + argc + 1;
-	/* a sandbox's init, executed by its container process: never returns */
-	cv_init_early(argc, argv);
 	enum cv_guard_verb verb = cv_guard_verb(argc, argv);
 	if (verb == CV_GUARD_VERB_OTHER)
 		return;

@@ -9,9 +9,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@
 #define HAVE_SINGLE_THREADED 1
 #endif
 
+#include "io.h"
 #include "log.h"
 #include "raw-syscall.h"
 #include "lifecycle/shared-launch.h"
@@ -30,12 +33,15 @@
 #define STACK_SIZE (2u << 20)
 #define GUARD_SIZE 4096u
 
-static bool allowed, image_init;
+static bool allowed;
+static const unsigned char *init_image;
+static size_t init_image_size;
 
-void cv_shared_launch_allow(bool image_runs_init)
+void cv_shared_launch_allow(const unsigned char *image, size_t size)
 {
 	allowed = true;
-	image_init = image_runs_init;
+	init_image = image;
+	init_image_size = size;
 }
 
 /* Not under AddressSanitizer: it takes the child, on a stack it does not
@@ -144,7 +150,48 @@ void cv_shared_launch_release(struct cv_shared_launch *s)
 
 bool cv_shared_launch_image_init(void)
 {
-	return image_init;
+	static int dumpable = -1; /* fs.suid_dumpable, read once */
+	if (!init_image)
+		return false;
+	if (dumpable < 0) {
+		char v[4] = "";
+		int fd = open("/proc/sys/fs/suid_dumpable", O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, v, sizeof(v) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		dumpable = n > 0 && v[0] != '1' ? 0 : 1;
+	}
+	return dumpable == 0;
+}
+
+int cv_shared_launch_image_fd(cv_error_t *err)
+{
+	/* MFD_EXEC: kernels since 6.3 ask for it (or warn); older refuse it */
+	int fd = memfd_create("cvisor-init", MFD_CLOEXEC | MFD_ALLOW_SEALING | 0x10u);
+	if (fd < 0 && errno == EINVAL)
+		fd = memfd_create("cvisor-init", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return cv_error_errno(err, "memfd for the sandbox's init");
+	int r = cv_write_all(fd, init_image, init_image_size);
+	if (r < 0) {
+		close(fd);
+		return cv_error(err, -r, "write the sandbox's init into its memfd");
+	}
+	/* executable, readable by nobody (its execve is then non-dumpable),
+	 * and sealed; an O_PATH fd to execute: the memfd's own is a writer
+	 * (execve would say ETXTBSY) */
+	char self[32];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	int path = -1;
+	if (fchmod(fd, 0111) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0 ||
+	    (path = open(self, O_PATH | O_CLOEXEC)) < 0) {
+		int e = errno;
+		close(fd);
+		return cv_error(err, e, "seal the sandbox's init in its memfd");
+	}
+	close(fd);
+	return path;
 }
 
 /* ---- the wait: raw system calls, our own stack and S only (memcpy

@@ -62,9 +62,10 @@ struct cv_shared_launch {
 	char log[4096];
 };
 
-/* For the cvisor binary's one-shot commands: see above. IMAGE_RUNS_INIT:
- * the binary's entry point serves as a sandbox's init (init-early.h). */
-void cv_shared_launch_allow(bool image_runs_init);
+/* For the cvisor binary's one-shot commands: see above. INIT_IMAGE, SIZE
+ * bytes (NULL: none), is the sandbox's init as a program of its own
+ * (process/init-image.c). */
+void cv_shared_launch_allow(const unsigned char *init_image, size_t size);
 /* Whether this process may share its memory with a container process now. */
 bool cv_shared_launch_allowed(void);
 
@@ -101,10 +102,12 @@ int cv_shared_launch_program(const struct cv_shared_launch *s, cv_error_t *err);
  * whole image, may be the largest: a program of small processes) would
  * take the runtime and its watcher along, and with them the report and
  * the cleanup. A run with a memory limit therefore shares only where the
- * runtime's image can start afresh as the init before the program starts
- * (process/init-early.h: the cvisor binary built with its early entry
- * point, cv_shared_launch_allow's IMAGE_RUNS_INIT); elsewhere it forks. */
+ * init can execute a program of its own once the program runs
+ * (process/init-image.c: cv_shared_launch_allow's INIT_IMAGE, and
+ * fs.suid_dumpable not 1, under which that execve would be dumpable);
+ * elsewhere it forks. _fd makes the image's memfd: an O_PATH fd, or -1. */
 bool cv_shared_launch_image_init(void);
+int cv_shared_launch_image_fd(cv_error_t *err);
 
 /* Unmaps the stack: only once the container process is gone (reaped). */
 void cv_shared_launch_release(struct cv_shared_launch *s);

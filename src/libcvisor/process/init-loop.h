@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdnoreturn.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -16,15 +17,26 @@
 /* relative: the binary's include path has no library folder */
 #include "../base/raw-syscall.h"
 
-/* Closes the fds from FIRST to LAST but KEEP; -errno on failure. */
-static inline long cv_init_close_range_but(unsigned first, unsigned last, int keep)
+/* Closes every fd but those of KEEP (N of them; < 0: none); -errno on
+ * failure. */
+static inline long cv_init_close_except(const int *keep, size_t n)
 {
-	if (keep < 0 || (unsigned)keep < first || (unsigned)keep > last)
-		return cv_sys(SYS_close_range, first, last, 0u);
-	long r = (unsigned)keep > first ? cv_sys(SYS_close_range, first, (unsigned)keep - 1, 0u) : 0;
-	if (r < 0)
-		return r;
-	return (unsigned)keep < last ? cv_sys(SYS_close_range, (unsigned)keep + 1, last, 0u) : 0;
+	unsigned first = 0;
+	for (;;) {
+		/* the lowest kept fd at or above FIRST */
+		long next = -1;
+		for (size_t i = 0; i < n; i++)
+			if (keep[i] >= 0 && (unsigned)keep[i] >= first && (next < 0 || keep[i] < next))
+				next = keep[i];
+		if (next < 0)
+			return cv_sys(SYS_close_range, first, ~0u, 0u);
+		if ((unsigned)next > first) {
+			long r = cv_sys(SYS_close_range, first, (unsigned)next - 1, 0u);
+			if (r < 0)
+				return r;
+		}
+		first = (unsigned)next + 1;
+	}
 }
 
 /* Closes every fd but KEEP (-1: all of them). LATE (-1: none) goes last,
@@ -33,12 +45,9 @@ static inline long cv_init_close_range_but(unsigned first, unsigned last, int ke
  * other closes tell (the sync socket's end of file: the program runs). */
 static inline long cv_init_close_all_but(int keep, int late)
 {
-	if (late < 0 || late == keep)
-		return cv_init_close_range_but(0, ~0u, keep);
-	long r = late > 0 ? cv_init_close_range_but(0, (unsigned)late - 1, keep) : 0;
-	if (r == 0)
-		r = cv_init_close_range_but((unsigned)late + 1, ~0u, keep);
-	if (r < 0)
+	int k[] = { keep, late };
+	long r = cv_init_close_except(k, 2);
+	if (r < 0 || late < 0 || late == keep)
 		return r;
 	r = cv_sys(SYS_close, late, 0, 0);
 	return r == -EINTR ? 0 : r;

@@ -17,9 +17,7 @@
 #include "fs/safe-path.h"
 #include "raw-syscall.h"
 #include "process/init.h"
-#include "process/init-early.h"
 #include "process/init-loop.h"
-#include "process/sync.h"
 
 /* The child shares our memory until its execve (CLONE_VM | CLONE_VFORK:
  * no copy of the address space, and it runs at once, on our time, which a
@@ -32,8 +30,6 @@ struct program {
 	bool foreground;
 	int error; /* errno of the failed step, 0 when execve ran */
 	const char *step;
-	/* behind the gate (start_gated) */
-	int gate_r, gate_w, sync_fd;
 };
 
 /* The error of the program's failed start in *err. */
@@ -48,11 +44,6 @@ static noreturn void program_failed(struct program *p, int errnum, const char *s
 {
 	p->error = errnum;
 	p->step = step;
-	if (p->sync_fd >= 0) { /* behind the gate: the init is another image */
-		cv_error_t err = NULL;
-		program_error(p, &err);
-		cv_sync_send_error(p->sync_fd, err);
-	}
 	_exit(127);
 }
 
@@ -79,67 +70,6 @@ static int start_program(void *arg)
  * the child uses it. */
 static char program_stack[64 * 1024] __attribute__((aligned(16)));
 
-/* The program's process when the init executes the runtime's image
- * (init-early.h): it waits for the init's byte through the gate, so it
- * never meets a dumpable init, and reports a failure itself, over the sync
- * socket (still its until its execve: the runtime's end of file). It runs
- * in the memory the init left, the runtime's when shared, which the runtime
- * does not touch until that end of file. An end of file at the gate is the
- * init gone: so is the sandbox then. */
-static int start_gated(void *arg)
-{
-	struct program *p = arg;
-	char go = 0;
-	long r;
-	(void)cv_sys(SYS_close, p->gate_w, 0, 0);
-	while ((r = cv_sys(SYS_read, p->gate_r, &go, 1)) == -EINTR)
-		;
-	if (r != 1)
-		_exit(127);
-	return start_program(p);
-}
-
-/* The init as the runtime's image afresh (init-early.h); returns only on
- * failure, the program's process gone. */
-static int start_image_init(struct program *prog, const struct cv_init_start *s, cv_error_t *err)
-{
-	int gate[2];
-	if (pipe2(gate, O_CLOEXEC) < 0)
-		return cv_error_errno(err, "init: pipe");
-	prog->gate_r = gate[0];
-	prog->gate_w = gate[1];
-	prog->sync_fd = s->sync_fd;
-	pid_t pid = clone(start_gated, program_stack + sizeof(program_stack), CLONE_VM | SIGCHLD, prog);
-	if (pid < 0) {
-		int e = errno;
-		close(gate[0]);
-		close(gate[1]);
-		return cv_error(err, e, "init: start the program");
-	}
-	close(gate[0]);
-	/* what our execve keeps: the status fd, the gate and the procfs the
-	 * new image closes last (init-loop.h) */
-	int late = cv_procfs_cached();
-	int keep[] = { s->status_fd, gate[1], late };
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-		if (keep[i] >= 0 && fcntl(keep[i], F_SETFD, 0) < 0) {
-			int e = errno;
-			(void)kill(pid, SIGKILL);
-			return cv_error(err, e, "init: keep fd %d over execve", keep[i]);
-		}
-	char spid[16], sstatus[16], sgate[16], slate[16];
-	snprintf(spid, sizeof(spid), "%d", (int)pid);
-	snprintf(sstatus, sizeof(sstatus), "%d", s->status_fd);
-	snprintf(sgate, sizeof(sgate), "%d", gate[1]);
-	snprintf(slate, sizeof(slate), "%d", late);
-	char *const args[] = { "cvisor-init", CV_INIT_EARLY_VERB, spid, sstatus, sgate, slate, NULL };
-	char *const env[] = { NULL };
-	syscall(SYS_execveat, s->image_fd, "", args, env, AT_EMPTY_PATH);
-	int e = errno;
-	(void)kill(pid, SIGKILL);
-	return cv_error(err, e, "init: execute the runtime's image as the sandbox's init");
-}
-
 int cv_init_exec(const struct cv_init_start *s, cv_error_t *err)
 {
 	/* set now: the program's execve resets both, and a change of
@@ -148,22 +78,11 @@ int cv_init_exec(const struct cv_init_start *s, cv_error_t *err)
 		return cv_error_errno(err, "init: prctl PR_SET_DUMPABLE");
 	if (prctl(PR_SET_NAME, "cvisor-init", 0, 0, 0) < 0)
 		return cv_error_errno(err, "init: prctl PR_SET_NAME");
-	struct program prog = { .exe = s->exe,
-				.argv = s->argv,
-				.envp = s->envp,
-				.foreground = s->foreground,
-				.gate_r = -1,
-				.gate_w = -1,
-				.sync_fd = -1 };
+	struct program prog = { .exe = s->exe, .argv = s->argv, .envp = s->envp, .foreground = s->foreground };
 	sigset_t all;
 	sigfillset(&all);
 	if (sigprocmask(SIG_SETMASK, &all, &prog.mask) < 0)
 		return cv_error_errno(err, "init: block signals");
-	if (s->image_fd >= 0) {
-		int r = start_image_init(&prog, s, err);
-		(void)sigprocmask(SIG_SETMASK, &prog.mask, NULL);
-		return r;
-	}
 	pid_t pid = clone(start_program, program_stack + sizeof(program_stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
 			  &prog);
 	if (pid < 0 || prog.error) {
@@ -174,12 +93,31 @@ int cv_init_exec(const struct cv_init_start *s, cv_error_t *err)
 		/* it exited: the pid namespace goes with us */
 		return program_error(&prog, err);
 	}
+	/* the image's command line, while the C library is still ours */
+	char spid[16], sstatus[16];
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	snprintf(sstatus, sizeof(sstatus), "%d", s->status_fd);
+	char *const image_args[] = { "cvisor-init", spid, sstatus, NULL };
+	char *const image_env[] = { NULL };
+	int late = cv_procfs_cached();
 	/* From here on the init makes raw system calls only: it may share the
 	 * runtime's memory, errno included (lifecycle/shared-launch.h), and
 	 * the runtime runs again once the sync socket is closed: by this
 	 * close, now that the program's execve closed the other copy, which
 	 * tells the runtime that it runs. */
-	if (cv_init_close_all_but(s->status_fd, cv_procfs_cached()) < 0) {
+	if (s->image_fd >= 0) {
+		/* the image and the procfs close on its execve */
+		int keep[] = { s->status_fd, s->image_fd, late };
+		if (cv_init_close_except(keep, sizeof(keep) / sizeof(keep[0])) < 0 ||
+		    (s->status_fd >= 0 && cv_sys(SYS_fcntl, s->status_fd, F_SETFD, 0) < 0)) {
+			(void)cv_sys(SYS_kill, pid, SIGKILL, 0);
+			cv_sys(SYS_exit_group, 127, 0, 0);
+		}
+		(void)cv_sys6(SYS_execveat, s->image_fd, (long)"", (long)image_args, (long)image_env, AT_EMPTY_PATH, 0);
+		/* the program runs: stay the init as we are */
+		(void)cv_sys(SYS_close, s->image_fd, 0, 0);
+	}
+	if (cv_init_close_all_but(s->status_fd, late) < 0) {
 		(void)cv_sys(SYS_kill, pid, SIGKILL, 0);
 		cv_sys(SYS_exit_group, 127, 0, 0);
 	}

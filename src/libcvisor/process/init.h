@@ -15,8 +15,9 @@
  * It runs the cvisor image inside the sandbox, hence: non-dumpable (the
  * program, without CAP_SYS_PTRACE, cannot open its /proc/1/mem, environ, fd
  * or exe), no fd but the status fd, and an image that no handle can write
- * (exe-guard.c: a read-only bind or a sealed memfd). With an image fd it
- * executes that image afresh as the init (init-early.h). */
+ * (exe-guard.c: a read-only bind or a sealed memfd). With an image, once
+ * the program runs, it executes that program of its own as the init
+ * (init-image.c). */
 #ifndef CVISOR_INIT_H
 #define CVISOR_INIT_H
 
@@ -36,16 +37,14 @@ struct cv_init_start {
 	 * makes it the terminal's foreground one, so that ^C reaches the
 	 * program and not the init */
 	bool foreground;
-	/* >= 0: the runtime's image (an fd of it), executed as the init once
-	 * the program's process waits (init-early.h); the program's process
-	 * then reports its failure over SYNC_FD itself */
-	int image_fd, sync_fd;
+	/* >= 0: an fd of the init as a program of its own (init-image.c),
+	 * executed once the program runs; on failure the init stays as it is */
+	int image_fd;
 };
 
 /* Starts the program as our child and becomes the init: never returns
- * once the program's execve ran (or, with an image, once the image runs).
- * Returns an error when the program could not start (its execve failed:
- * "exec `EXE`: ..."), or the image could not be executed. */
+ * once the program's execve ran. Returns an error when the program could
+ * not start (its execve failed: "exec `EXE`: ..."). */
 int cv_init_exec(const struct cv_init_start *s, cv_error_t *err);
 
 #endif

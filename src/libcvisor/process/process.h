@@ -50,7 +50,7 @@ struct cv_child_config {
 	int console_mask;   /* process.terminal: the fds the pty becomes (cv_console_make_stdio) */
 	bool init;          /* fork before execve and stay as PID 1 (init.h) */
 	int init_status_fd; /* the init's status fd, or -1 */
-	int init_image_fd;  /* the runtime's image, executed as the init, or -1 */
+	int init_image_fd;  /* the init as a program of its own (init-image.c), or -1 */
 };
 
 /* create's and run's container process, from its clone to execve. */
