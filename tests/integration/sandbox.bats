@@ -526,6 +526,26 @@ teardown() {
 	assert_clean
 }
 
+@test "sandbox: where memfds may not be executable (vm.memfd_noexec 2) a run with a memory limit forks" {
+	requires_root
+	requires_image_init
+	requires unshare
+	local rss
+	# the init's own program: a few pages
+	run cvisor do --memory 64MB -- sh -c 'grep VmRSS /proc/1/status'
+	[ "$status" -eq 0 ]
+	rss="$(echo "$output" | awk '/VmRSS/ { print $2 }')"
+	[ "$rss" -lt 64 ]
+	# the sysctl is its pid namespace's (and cannot be lowered again): set
+	# in one of its own, for this run only
+	run unshare --pid --fork --mount-proc sh -c 'echo 2 >/proc/sys/vm/memfd_noexec &&
+		"$1" --root "$2" do --memory 64MB -- sh -c "grep VmRSS /proc/1/status"' sh "$CVISOR" "$CV_ROOT"
+	[ "$status" -eq 0 ]
+	rss="$(echo "$output" | awk '/VmRSS/ { print $2 }')"
+	[ "$rss" -gt 256 ]
+	assert_clean
+}
+
 @test "sandbox: sandbox-reap (the watcher's verb) refuses what is not the own cgroup of a run whose supervisor is gone" {
 	requires_root
 	run "$CVISOR" sandbox-reap

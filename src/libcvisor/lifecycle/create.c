@@ -298,7 +298,7 @@ struct launch_work {
 	oci_state *state;                /* the record; moved to the container once complete */
 	bool share;                      /* the child may share our memory (share_memory) */
 	struct cv_shared_launch *shared; /* it does: its handshake done */
-	int image_fd;                    /* our image, executed as the init (shared, with a memory limit) */
+	int image_fd;                    /* the init's own program (shared, with a memory limit) */
 };
 
 static void launch_work_release(struct launch_work *w, size_t mounts_len)
@@ -338,7 +338,7 @@ static bool memory_limit(const oci_spec *spec)
  * but its id maps; its v1 cgroups are made before the clone then, for it
  * to join first thing. Not with process.oomScoreAdj either: the kernel
  * gives it to every process sharing the memory; with a memory limit only
- * where our image can start afresh as the init (shared-launch.h). */
+ * where the init can become a program of its own (shared-launch.h). */
 static bool share_memory(const struct launch *L, const struct launch_work *w)
 {
 	const oci_spec *spec = L->spec;
@@ -693,9 +693,14 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 			w->shared = NULL;
 		}
 		/* the init must not keep our memory, the OOM killer's choice
-		 * then (process/init-image.c) */
-		if (w->shared && memory_limit(L->spec) && (w->image_fd = cv_shared_launch_image_fd(err)) < 0)
-			return -1;
+		 * then (process/init-image.c); without its program (a memfd
+		 * policy that refuses executable ones), a fork */
+		cleanup_error cv_error_t image_err = NULL;
+		if (w->shared && memory_limit(L->spec) && (w->image_fd = cv_shared_launch_image_fd(&image_err)) < 0) {
+			cv_debug("the init's own program: %s; the container process forks", image_err->msg);
+			cv_shared_launch_release(w->shared);
+			free(steal_pointer(&w->shared));
+		}
 	}
 	fflush(NULL);
 	pid_t pid;

@@ -1,8 +1,8 @@
 /* The init's last steps (init.h), for both of its forms: the container
- * process that stays as the init (init.c), and the runtime's image started
- * afresh as the init (init-early.c), before the C library starts. Raw
- * system calls only: the first may share the runtime's memory, errno
- * included (lifecycle/shared-launch.h); the second has no C library. */
+ * process that stays as the init (init.c), and the init as a program of its
+ * own (init-image.c). Raw system calls only: the first may share the
+ * runtime's memory, errno included (lifecycle/shared-launch.h); the second
+ * has no C library. */
 #ifndef CVISOR_INIT_LOOP_H
 #define CVISOR_INIT_LOOP_H
 

@@ -94,9 +94,11 @@ int cv_init_exec(const struct cv_init_start *s, cv_error_t *err)
 		return program_error(&prog, err);
 	}
 	/* the image's command line, while the C library is still ours */
-	char spid[16], sstatus[16];
-	snprintf(spid, sizeof(spid), "%d", (int)pid);
-	snprintf(sstatus, sizeof(sstatus), "%d", s->status_fd);
+	char spid[16] = "", sstatus[16] = "";
+	if (s->image_fd >= 0) {
+		snprintf(spid, sizeof(spid), "%d", (int)pid);
+		snprintf(sstatus, sizeof(sstatus), "%d", s->status_fd);
+	}
 	char *const image_args[] = { "cvisor-init", spid, sstatus, NULL };
 	char *const image_env[] = { NULL };
 	int late = cv_procfs_cached();
