@@ -530,6 +530,7 @@ teardown() {
 	requires_root
 	requires_image_init
 	requires unshare
+	[ -e /proc/sys/vm/memfd_noexec ] || skip "no vm.memfd_noexec (Linux 6.3 and later have it)"
 	local rss
 	# the init's own program: a few pages
 	run cvisor do --memory 64MB -- sh -c 'grep VmRSS /proc/1/status'
