@@ -333,6 +333,14 @@ static bool memory_limit(const oci_spec *spec)
 	return r && r->memory && r->memory->limit.set;
 }
 
+/* A launch that was to share our memory forks after all. */
+static void launch_unshare(struct launch_work *w)
+{
+	cv_shared_launch_release(w->shared);
+	free(steal_pointer(&w->shared));
+	cv_closep(&w->image_fd); /* a forked init keeps a copy of its own */
+}
+
 /* Whether the container process may share our memory (shared-launch.h): a
  * transient run that needs nothing of ours from its clone to its program
  * but its id maps; its v1 cgroups are made before the clone then, for it
@@ -688,18 +696,15 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 			      : cv_error(err, ENOMEM, "create");
 		if (r < 0)
 			return r;
-		if (r == 0) {
-			free(w->shared);
-			w->shared = NULL;
-		}
+		if (r == 0)
+			launch_unshare(w);
 		/* the init must not keep our memory, the OOM killer's choice
 		 * then (process/init-image.c); without its program (a memfd
 		 * policy that refuses executable ones), a fork */
 		cleanup_error cv_error_t image_err = NULL;
 		if (w->shared && memory_limit(L->spec) && (w->image_fd = cv_shared_launch_image_fd(&image_err)) < 0) {
 			cv_debug("the init's own program: %s; the container process forks", image_err->msg);
-			cv_shared_launch_release(w->shared);
-			free(steal_pointer(&w->shared));
+			launch_unshare(w);
 		}
 	}
 	fflush(NULL);
@@ -713,9 +718,7 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 		if (pid < 0 && w->into_cgroup) {
 			/* forked instead, by the retry below */
 			int e = errno;
-			cv_shared_launch_release(w->shared);
-			free(steal_pointer(&w->shared));
-			cv_closep(&w->image_fd); /* a forked init has a copy of its own */
+			launch_unshare(w);
 			errno = e;
 		}
 		if (pid > 0) {

@@ -154,12 +154,9 @@ bool cv_shared_launch_image_init(void)
 	if (!init_image)
 		return false;
 	if (dumpable < 0) {
-		char v[4] = "";
-		int fd = open("/proc/sys/fs/suid_dumpable", O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, v, sizeof(v) - 1) : -1;
-		if (fd >= 0)
-			close(fd);
-		dumpable = n > 0 && v[0] != '1' ? 0 : 1;
+		char v[8];
+		ssize_t n = cv_read_buf_at(AT_FDCWD, "/proc/sys/fs/suid_dumpable", v, sizeof(v));
+		dumpable = n > 0 && v[0] != '1' ? 0 : 1; /* unreadable: as if 1 */
 	}
 	return dumpable == 0;
 }

@@ -15,7 +15,7 @@
  * needs of the runtime meanwhile, its id maps, is formatted before the
  * clone. Past that point the container process is the init, which makes
  * raw system calls only (process/init.c), or (a memory limit) has executed
- * our image afresh (process/init-early.h); the global it changed, the log
+ * a program of its own (process/init-image.c); the global it changed, the log
  * sink, is put back by cv_shared_launch_result.
  *
  * Allowed only in the cvisor binary's one-shot commands
