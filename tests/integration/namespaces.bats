@@ -150,7 +150,7 @@ readlink "/proc/$pid/ns/net" >"$0.out"
 HOOK
 	chmod +x "$CV_TMP/hook"
 	update_config ".hooks = {\"prestart\": [{\"path\": \"$CV_TMP/hook\"}]}
-		| .process.args = [\"sh\", \"-c\", \"readlink /proc/self/ns/net; ls /sys/class/net; cat /sys/class/net/lo/operstate /sys/class/net/lo/flags; ls /proc | grep -c '^[0-9]'\"]"
+		| .process.args = [\"sh\", \"-c\", \"readlink /proc/self/ns/net; ls /sys/class/net; cat /sys/class/net/lo/operstate /sys/class/net/lo/flags; echo /proc/[0-9]*\"]"
 	run cvisor run "$CV_ID"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -159,8 +159,9 @@ HOOK
 	# sysfs was mounted in it: only its loopback, up
 	[ "${lines[1]}" = lo ]
 	[ "${lines[3]}" = 0x9 ]
-	# in its pid namespace: sh (pid 1), ls and grep, no helper left over
-	[ "${lines[4]}" = 3 ]
+	# in its pid namespace only sh, pid 1, is left: no helper. The shell
+	# expands the glob itself, so no child of its own races the listing.
+	[ "${lines[4]}" = /proc/1 ]
 	# and the helper's pid was given back: the first process the
 	# container makes is pid 2, as without a helper
 	id2="$CV_ID-2"; echo "$id2" >>"$CV_TMP/.ids"
