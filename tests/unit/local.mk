@@ -109,14 +109,21 @@ tests_unit_test_state_store_SOURCES = tests/unit/test_state_store.c tests/unit/t
 tests_unit_test_state_store_CFLAGS = $(AM_CFLAGS) -pthread
 tests_unit_test_state_store_LDADD = libcvisor-core.la $(DEPS_LIBS)
 
-# process/sync: the parent/child protocol of create and exec, including
-# what a broken or hostile peer sends
 # the runtime's side of the sync protocol while the container process
 # shares its memory (lifecycle/shared-launch.c)
 check_PROGRAMS += tests/unit/test_shared_launch
 TESTS += tests/unit/test_shared_launch
 tests_unit_test_shared_launch_SOURCES = tests/unit/test_shared_launch.c tests/unit/tap.h
 tests_unit_test_shared_launch_LDADD = libcvisor-core.la $(DEPS_LIBS)
+
+# the init's end (process/init-loop.h): as PID 1 it ends the namespace's
+# other processes before the status goes out; elsewhere it kills nothing
+check_PROGRAMS += tests/unit/test_init_loop
+TESTS += tests/unit/test_init_loop
+tests_unit_test_init_loop_SOURCES = tests/unit/test_init_loop.c tests/unit/tap.h
+
+# process/sync: the parent/child protocol of create and exec, including
+# what a broken or hostile peer sends
 check_PROGRAMS += tests/unit/test_sync
 TESTS += tests/unit/test_sync
 tests_unit_test_sync_SOURCES = tests/unit/test_sync.c tests/unit/tap.h

@@ -34,6 +34,7 @@
 #include "io.h"
 #include "process/console.h"
 #include "lifecycle/create.h"
+#include "lifecycle/shared-launch.h"
 #include "lifecycle/status.h"
 #include "log.h"
 #include "oci/spec.h"
@@ -356,7 +357,7 @@ static void read_cgroup_figures(const oci_kv_list *paths, cv_sandbox_report *r)
  * slirp4netns) end with the container; as the child subreaper of this run
  * they are re-parented to us, so we wait for them here and nothing of the
  * run outlives `cvisor do`. Bounded: a stuck one is reported and left. */
-static void reap_orphans(pid_t watcher)
+static void reap_orphans(pid_t watcher, pid_t init)
 {
 	uint64_t deadline = cv_now_ms() + 5000;
 	char buf[4096];
@@ -370,7 +371,7 @@ static void reap_orphans(pid_t watcher)
 	char *save = NULL;
 	for (char *t = strtok_r(buf, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
 		pid_t pid = (pid_t)strtol(t, NULL, 10);
-		if (pid <= 0 || pid == watcher)
+		if (pid <= 0 || pid == watcher || pid == init)
 			continue;
 		cleanup_close int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 		if (pfd >= 0) {
@@ -1062,28 +1063,37 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	kill_fd = R.kill_fd;
 	uint64_t deadline = R.timeout_ms ? start + R.timeout_ms : 0;
 	int status = 0;
-	struct rusage ru;
+	struct rusage ru = { 0 };
 	bool killed = false;
+	/* The init writes the program's status once nothing else of the
+	 * sandbox runs (cv_init_end_namespace); its own exit, which tears down
+	 * the namespaces, comes ~0.4 ms later. A run that needs nothing of that
+	 * exit (no cgroup to remove after it, no CPU time from its rusage) in
+	 * a process that ends with the run (the one-shot `cvisor do`, whose
+	 * orphans the init's new parent reaps) is over with the status. */
+	bool status_ends = R.t.init_status >= 0 && !cgroup && !policy->cpu_seconds.set && cv_shared_launch_allowed();
+	bool have_status = false, waited = false;
 	/* a lazy relay whose pipe ended without a byte: left to the end */
 	bool relay_idle[NRELAYS] = { false };
 	for (bool exited = false; !exited;) {
 		bool keys_waiting = R.keys_off < R.keys_len;
-		struct pollfd pf[5 + NRELAYS] = { { R.t.pidfd, POLLIN, 0 },
+		struct pollfd pf[6 + NRELAYS] = { { R.t.pidfd, POLLIN, 0 },
 						  { R.sigfd, POLLIN, 0 },
 						  { R.keys_open && !keys_waiting ? 0 : -1, POLLIN, 0 },
 						  { keys_waiting ? R.t.console_master : -1, POLLOUT, 0 },
-						  { killed ? -1 : kill_fd, POLLIN, 0 } };
+						  { killed ? -1 : kill_fd, POLLIN, 0 },
+						  { status_ends ? R.t.init_status : -1, POLLIN, 0 } };
 		for (int i = 0; i < NRELAYS; i++) {
 			const struct cv_relay *rl = &R.relay[i];
 			bool pending = relay_lazy(i) && rl->src >= 0 && !rl->started && !relay_idle[i];
-			pf[5 + i] = (struct pollfd){ pending ? rl->src : -1, POLLIN, 0 };
+			pf[6 + i] = (struct pollfd){ pending ? rl->src : -1, POLLIN, 0 };
 		}
 		int wait_ms = -1;
 		if (deadline && !rep->timed_out) {
 			uint64_t now = cv_now_ms();
 			wait_ms = now >= deadline ? 0 : (int)(deadline - now < 60000 ? deadline - now : 60000);
 		}
-		int n = poll(pf, 5 + NRELAYS, wait_ms);
+		int n = poll(pf, 6 + NRELAYS, wait_ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -1109,7 +1119,7 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 				cv_warn("sandbox: kill: %s", e->msg);
 		}
 		for (int i = 0; i < NRELAYS; i++) {
-			short ev = pf[5 + i].revents;
+			short ev = pf[6 + i].revents;
 			if (ev & POLLIN) {
 				if (cv_relay_start(&R.relay[i], err) < 0)
 					goto out;
@@ -1121,7 +1131,16 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 			on_signal(&R);
 		if (pf[2].revents || pf[3].revents)
 			on_keys(&R, pf[2].revents, pf[3].revents);
-		if (pf[0].revents || rep->timed_out || killed) {
+		if (pf[5].revents && !pf[0].revents && !rep->timed_out && !killed) {
+			int program;
+			have_status = read(R.t.init_status, &program, sizeof(program)) == sizeof(program);
+			if (have_status)
+				status = program;
+			/* else the init died without a word: its exit tells */
+			status_ends = false;
+			exited = have_status;
+		}
+		if (!exited && (pf[0].revents || rep->timed_out || killed)) {
 			pid_t w;
 			do
 				w = wait4(pid, &status, 0, &ru);
@@ -1130,14 +1149,14 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 				cv_error_errno(err, "sandbox: wait for the program");
 				goto out;
 			}
-			exited = true;
+			exited = waited = true;
 		}
 	}
 	rep->wall_ms = cv_now_ms() - start;
 	/* the init's exit status is the program's, but only its report tells
 	 * a signal from an exit with 128+N; none when it was killed itself */
 	int program = 0;
-	if (R.t.init_status >= 0 && read(R.t.init_status, &program, sizeof(program)) == sizeof(program))
+	if (!have_status && R.t.init_status >= 0 && read(R.t.init_status, &program, sizeof(program)) == sizeof(program))
 		status = program;
 	/* No process of the sandbox is left (its pid namespace ended with the
 	 * program): the watcher exits now, in parallel with the teardown
@@ -1166,7 +1185,7 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 		rep->tmp_used_known = storage_used(R.tmp_fd, &rep->tmp_used);
 		rep->workspace_used_known = storage_used(R.ws_fd, &rep->workspace_used);
 	}
-	if (!rep->cpu_known) {
+	if (!rep->cpu_known && waited) {
 		rep->cpu_known = true;
 		rep->cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 			      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
@@ -1187,7 +1206,7 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	if (r < 0)
 		goto out;
 	r = -1;
-	reap_orphans(R.watcher.pid);
+	reap_orphans(R.watcher.pid, waited ? 0 : pid);
 	/* a shell reports its child's death by signal n as exit status 128+n:
 	 * taken as the signal when the matching limit was set */
 	if (policy->cpu_seconds.set && rep->signal == 0 && rep->exit_code == 128 + SIGXCPU)
@@ -1204,7 +1223,7 @@ out:
 	if (R.t.c) {
 		/* the program's death ends the relays too (run_release joins) */
 		destroy_run(R.t.c, R.t.spec);
-		reap_orphans(R.watcher.pid);
+		reap_orphans(R.watcher.pid, 0);
 	}
 	run_release(&R);
 	return r;
