@@ -786,6 +786,54 @@ report_plants() {
 	assert_clean
 }
 
+# With a cgroup the init holds a way out of it at the end: fds of the
+# caller's cgroup files (cv_cgroup_leave_open), which would take the program
+# out of its limits. Both forms of the init: with a memory limit its own
+# program, with only a pids limit cvisor do's image.
+@test "attacks (supervisor): the init's way out of the cgroup is out of the program's reach: /proc/1/fd, pidfd_getfd" {
+	requires_root
+	local limits
+	for limits in "--memory 64MB --processes 64" "--processes 64"; do
+		# shellcheck disable=SC2086
+		run cvisor do $limits -- python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+try:
+    print("list", os.listdir("/proc/1/fd"))
+except OSError as e:
+    print("list", e.strerror)
+opened = 0
+for fd in range(64):
+    try:
+        os.close(os.open("/proc/1/fd/%d" % fd, os.O_WRONLY))
+        opened += 1
+    except OSError:
+        pass
+print("opened", opened)
+nr = {"x86_64": 438, "aarch64": 438}[os.uname().machine]
+pidfd = os.pidfd_open(1)
+got, errs = 0, set()
+for fd in range(64):
+    r = libc.syscall(nr, pidfd, fd, 0)
+    if r >= 0:
+        got += 1
+        os.close(r)
+    else:
+        errs.add(os.strerror(ctypes.get_errno()))
+print("getfd", got, sorted(errs))
+print("cgroups", sorted(set(l.split(":", 2)[2].strip() for l in open("/proc/self/cgroup"))))
+'
+		echo "$limits: $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"list Permission denied"* ]]
+		[[ "$output" == *"opened 0"* ]]
+		[[ "$output" == *"getfd 0 ['Operation not permitted']"* ]]
+		# still in its own cgroups: each the root of its cgroup namespace
+		[[ "$output" == *"cgroups ['/']"* ]]
+	done
+	assert_clean
+}
+
 @test "attacks (supervisor): the init reaps the orphans re-parented to it" {
 	requires_root
 	"$CVISOR" --root "$CV_ROOT" do -- sh -c '(sleep 0.2 &); exec sleep 4741' &

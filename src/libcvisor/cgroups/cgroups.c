@@ -1120,6 +1120,41 @@ void cv_cgroup_self_join_close(struct cv_cgroup_self_join *j)
 	j->n = 0;
 }
 
+int cv_cgroup_leave_open(const struct cv_cgroup *cg, int **fds, size_t *n, cv_error_t *err)
+{
+	*fds = NULL;
+	*n = 0;
+	if (cg->n == 0)
+		return 0;
+	int *v = calloc(cg->n, sizeof(*v));
+	if (!v)
+		return cv_error(err, ENOMEM, "cgroup: leave");
+	size_t k = 0;
+	for (; k < cg->n; k++) {
+		const struct cv_cg_dir *d = &cg->dirs[k];
+		const char *top = d->created ? d->created : d->path;
+		const char *slash = strrchr(top, '/');
+		char file[PATH_MAX];
+		if (!slash || slash == top ||
+		    snprintf(file, sizeof(file), "%.*s/%s", (int)(slash - top), top,
+			     d->unified ? "cgroup.procs" : "tasks") >= (int)sizeof(file))
+			break;
+		if ((v[k] = open(file, O_WRONLY | O_CLOEXEC)) < 0) {
+			cv_debug("cgroup: the init stays in `%s` to its exit: open %s: %s", top, file, strerror(errno));
+			break;
+		}
+	}
+	if (k < cg->n) {
+		while (k > 0)
+			close(v[--k]);
+		free(v);
+		return 0;
+	}
+	*fds = v;
+	*n = k;
+	return 0;
+}
+
 #define CREATED_PREFIX "created:"
 
 static int kv_add(oci_kv_list *kv, const char *k1, const char *k2, const char *v, cv_error_t *err)

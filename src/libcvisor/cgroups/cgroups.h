@@ -152,6 +152,15 @@ int cv_cgroup_self_join(const struct cv_cgroup_self_join *j, cv_error_t *err);
 int cv_cgroup_self_join_one(int tasks, const char *path, bool rootless, cv_error_t *err);
 void cv_cgroup_self_join_close(struct cv_cgroup_self_join *j);
 
+/* Leaving from inside, at the end: an O_WRONLY fd (O_CLOEXEC) of the file
+ * that moves its writer ("0") into the directory above the topmost one
+ * cvisor made, for each directory of CG (v1 `tasks`, v2 `cgroup.procs`),
+ * in *FDS (malloc'd, *N of them). A sandbox's init writes them once its
+ * namespace is empty, so that the cgroup can go before the init's own
+ * exit (process/init-loop.h). None (*N 0) when one cannot be opened:
+ * the init then stays to its exit. */
+int cv_cgroup_leave_open(const struct cv_cgroup *cg, int **fds, size_t *n, cv_error_t *err);
+
 /* Persisting: the directories as "hierarchy" -> absolute path pairs (keys are
  * controller names, "unified" for the v2 directory) and the set cvisor
  * created, so a later command can act on and remove exactly those. */

@@ -37,6 +37,7 @@
 #include "lifecycle/hooks.h"
 #include "lifecycle/shared-launch.h"
 #include "process/init.h"
+#include "process/init-loop.h"
 #include "log.h"
 #include "process/mempolicy.h"
 #include "process/namespaces.h"
@@ -76,7 +77,8 @@ struct launch {
 	int pidfd;
 	int sync_fd;
 	int console_master;
-	int init_status; /* transient with an init: the read end of its status pipe */
+	int init_status;  /* transient with an init: the read end of its status pipe */
+	bool init_leaves; /* and the init leaves the cgroup before its status */
 	oci_spec *spec;
 	struct cv_container *c;
 	/* the container process shares our memory (shared-launch.h): what its
@@ -299,7 +301,17 @@ struct launch_work {
 	bool share;                      /* the child may share our memory (share_memory) */
 	struct cv_shared_launch *shared; /* it does: its handshake done */
 	int image_fd;                    /* the init's own program (shared, with a memory limit) */
+	int *leave_fds;                  /* the init's way out of the cgroup (cv_cgroup_leave_open) */
+	size_t nleave;
 };
+
+static void leave_fds_release(struct launch_work *w)
+{
+	for (size_t i = 0; i < w->nleave; i++)
+		close(w->leave_fds[i]);
+	free(steal_pointer(&w->leave_fds));
+	w->nleave = 0;
+}
 
 static void launch_work_release(struct launch_work *w, size_t mounts_len)
 {
@@ -313,6 +325,7 @@ static void launch_work_release(struct launch_work *w, size_t mounts_len)
 	cv_closep(&w->status_r);
 	cv_closep(&w->status_w);
 	cv_closep(&w->image_fd);
+	leave_fds_release(w);
 	cv_rootfs_pruned_release(&w->pruned);
 	cv_closep(&w->pidfd);
 	cv_closep(&w->master);
@@ -608,6 +621,8 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 		.init = w->want_init,
 		.init_status_fd = w->status_w,
 		.init_image_fd = w->image_fd,
+		.init_leave_fds = w->leave_fds,
+		.init_nleave = w->nleave,
 	};
 	cv_child_main(&cc);
 }
@@ -687,6 +702,15 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 	bool late_netns = clone_all && (flags & CLONE_NEWNET);
 	if (late_netns)
 		ca.flags &= ~(uint64_t)CLONE_NEWNET;
+	/* a transient init leaves its cgroup once its namespace is empty, so
+	 * that the cgroup can go before the init's exit (init.h) */
+	if (L->transient && w->status_w >= 0 && !v1_late && L->c->cg &&
+	    (r = cv_cgroup_leave_open(L->c->cg, &w->leave_fds, &w->nleave, err)) < 0) {
+		ns_restore(&saved);
+		return r;
+	}
+	if (w->nleave > CV_INIT_MAX_LEAVE)
+		leave_fds_release(w);
 	/* before the clone: a child sharing our memory reads it at once */
 	w->handshake = needs_handshake(plan, w);
 	if (w->share && clone_all && saved.n == 0 && !v1_late && (ufd < 0 || cv_shared_launch_clone_into_cgroup())) {
@@ -756,6 +780,8 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 		close(steal_fd(&w->sock_child));
 	if (w->status_w >= 0)
 		close(steal_fd(&w->status_w));
+	L->init_leaves = w->nleave > 0;
+	leave_fds_release(w);
 	cv_closep(&w->image_fd);
 	cv_cgroup_self_join_close(&w->cgjoin);
 	cv_rootfs_idmap_release(w->idmap_fds, L->spec->mounts_len); /* the child has its copies */
@@ -1346,6 +1372,7 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 	t->pidfd = steal_fd(&L.pidfd);
 	t->console_master = steal_fd(&L.console_master);
 	t->init_status = steal_fd(&L.init_status);
+	t->init_leaves = L.init_leaves;
 	r = 0;
 out:
 	launch_release(&L);

@@ -98,6 +98,10 @@ struct cv_transient {
 	/* with an init (CV_INIT_ANNOTATION): the read end of the pipe it
 	 * writes the program's wait status to (an int) before it exits; else -1 */
 	int init_status;
+	/* and before that status it has left the container's cgroup, when it
+	 * could be given the way out (cv_cgroup_leave_open): the cgroup can
+	 * go then without waiting for its exit */
+	bool init_leaves;
 };
 int cv_run_transient(const struct cvisor_context *ctx, const char *id, const struct cvisor_create_options *opts,
 		     oci_spec *given, void (*while_exec)(struct cv_container *c, const oci_spec *spec, void *arg),

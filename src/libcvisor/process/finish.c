@@ -307,7 +307,9 @@ void cv_process_finish(const struct cv_process_finish *f)
 					    .envp = envp,
 					    .status_fd = f->init_status_fd,
 					    .foreground = p->terminal,
-					    .image_fd = f->init_image_fd };
+					    .image_fd = f->init_image_fd,
+					    .leave_fds = f->init_leave_fds,
+					    .nleave = f->init_nleave };
 		cv_init_exec(&is, &err);
 	} else if (execve(exe, args, envp) < 0)
 		cv_error_errno(&err, "exec `%s`", exe);

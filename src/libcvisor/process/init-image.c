@@ -9,7 +9,7 @@
  * raw system calls, the stack and string literals only; x86-64) and
  * embedded in the cvisor binary (Makefile.am: cv_init_image), from a
  * sealed memfd that nobody may read (mode 0111):
- *   cvisor-init PROGRAM_PID STATUS_FD
+ *   cvisor-init PROGRAM_PID STATUS_FD [LEAVE_FD...]
  * An image its process may not read makes the execve non-dumpable
  * (fs.suid_dumpable 0 or 2), so the program, which started just before,
  * never meets a dumpable init; with fs.suid_dumpable 1 such a run forks
@@ -19,6 +19,7 @@
  * of memory of its own. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdnoreturn.h>
 #include <sys/prctl.h>
 
 #include "init-loop.h"
@@ -46,16 +47,25 @@ noreturn void cv_init_image_main(uintptr_t *sp)
 {
 	int argc = (int)sp[0];
 	char **argv = (char **)(sp + 1);
-	long program, status;
-	if (argc != 3 || !number(argv[1], &program) || program < 2 || !number(argv[2], &status))
+	long program, status, fd;
+	if (argc < 3 || argc > 3 + CV_INIT_MAX_LEAVE || !number(argv[1], &program) || program < 2 ||
+	    !number(argv[2], &status))
 		cv_sys(SYS_exit_group, 127, 0, 0);
+	/* the fds that take us out of the container's cgroup (init.h) */
+	int leave[CV_INIT_MAX_LEAVE];
+	size_t nleave = 0;
+	for (int i = 3; i < argc; i++) {
+		if (!number(argv[i], &fd) || fd < 0)
+			cv_sys(SYS_exit_group, 127, 0, 0);
+		leave[nleave++] = (int)fd;
+	}
 	/* non-dumpable already (an image we may not read): so it stays */
 	if (cv_sys(SYS_prctl, PR_SET_DUMPABLE, 0, 0) < 0)
 		cv_sys(SYS_exit_group, 127, 0, 0);
 	(void)cv_sys(SYS_prctl, PR_SET_NAME, (long)"cvisor-init", 0);
 	/* every signal, blocked since before our execve, which kept the mask */
 	uint64_t all = ~(uint64_t)0;
-	cv_init_loop((pid_t)program, (int)status, &all);
+	cv_init_loop((pid_t)program, (int)status, leave, nleave, &all);
 }
 
 /* The kernel enters with %rsp at argc. */

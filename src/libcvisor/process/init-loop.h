@@ -8,14 +8,18 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
-#include <stdnoreturn.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
 /* relative: the binary's include path has no library folder */
 #include "../base/raw-syscall.h"
+
+/* At most this many fds take the init out of the container's cgroup
+ * (init.h: cv_init_start.leave_fds). */
+#define CV_INIT_MAX_LEAVE 8
 
 /* Closes every fd but those of KEEP (N of them; < 0: none); -errno on
  * failure. */
@@ -39,15 +43,22 @@ static inline long cv_init_close_except(const int *keep, size_t n)
 	}
 }
 
-/* Closes every fd but KEEP (-1: all of them). LATE (-1: none) goes last,
- * in a call of its own: the runtime's procfs, a detached mount, whose
- * dissolve waits for an RCU grace period, which must not hold back what the
- * other closes tell (the sync socket's end of file: the program runs). */
-static inline long cv_init_close_all_but(int keep, int late)
+/* Closes every fd but the N of KEEP (-1 skipped), then LATE (-1: none) in
+ * a call of its own: the runtime's procfs, a detached mount, whose dissolve
+ * waits for an RCU grace period, which must not hold back what the other
+ * closes tell (the sync socket's end of file: the program runs). N is at
+ * most 1 + CV_INIT_MAX_LEAVE. */
+static inline long cv_init_close_all_but(const int *keep, size_t n, int late)
 {
-	int k[] = { keep, late };
-	long r = cv_init_close_except(k, 2);
-	if (r < 0 || late < 0 || late == keep)
+	int k[2 + CV_INIT_MAX_LEAVE];
+	bool kept_late = false;
+	for (size_t i = 0; i < n; i++) {
+		k[i] = keep[i];
+		kept_late |= keep[i] == late;
+	}
+	k[n] = late;
+	long r = cv_init_close_except(k, n + 1);
+	if (r < 0 || late < 0 || kept_late)
 		return r;
 	r = cv_sys(SYS_close, late, 0, 0);
 	return r == -EINTR ? 0 : r;
@@ -76,9 +87,11 @@ static inline void cv_init_end_namespace(void)
  * (a blocked signal is queued even for a pid namespace's init, which
  * ignores unhandled ones) and taken here one at a time. Forwards each to
  * PROGRAM, reaps every child, and on PROGRAM's end ends the namespace's
- * other processes (cv_init_end_namespace), writes PROGRAM's wait status
+ * other processes (cv_init_end_namespace), leaves the container's cgroup
+ * through the NLEAVE fds of LEAVE (init.h), writes PROGRAM's wait status
  * to STATUS_FD (when >= 0) and exits with its status. */
-static inline noreturn void cv_init_loop(pid_t program, int status_fd, const void *all)
+static inline _Noreturn void cv_init_loop(pid_t program, int status_fd, const int *leave, size_t nleave,
+					  const void *all)
 {
 	for (;;) {
 		siginfo_t si;
@@ -95,6 +108,10 @@ static inline noreturn void cv_init_loop(pid_t program, int status_fd, const voi
 			if (w != program)
 				continue;
 			cv_init_end_namespace();
+			/* a failure leaves the cgroup busy: its remover then
+			 * waits for our exit, as without these */
+			for (size_t i = 0; i < nleave; i++)
+				(void)cv_sys(SYS_write, leave[i], "0", 1);
 			/* a full pipe of our own making: 4 bytes always fit */
 			if (status_fd >= 0 && cv_sys(SYS_write, status_fd, &st, sizeof(st)) != sizeof(st))
 				cv_sys(SYS_exit_group, 255, 0, 0);

@@ -93,13 +93,25 @@ int cv_init_exec(const struct cv_init_start *s, cv_error_t *err)
 		/* it exited: the pid namespace goes with us */
 		return program_error(&prog, err);
 	}
+	/* the fds kept: on our stack, since the runtime's memory is its own
+	 * again once the sync socket closes */
+	size_t nleave = s->nleave < CV_INIT_MAX_LEAVE ? s->nleave : CV_INIT_MAX_LEAVE;
+	int keep[1 + CV_INIT_MAX_LEAVE] = { s->status_fd };
+	for (size_t i = 0; i < nleave; i++)
+		keep[1 + i] = s->leave_fds[i];
+	const int *leave = keep + 1;
 	/* the image's command line, while the C library is still ours */
-	char spid[16] = "", sstatus[16] = "";
+	char spid[16] = "", sstatus[16] = "", sleave[CV_INIT_MAX_LEAVE][16];
+	char *image_args[4 + CV_INIT_MAX_LEAVE] = { "cvisor-init", spid, sstatus, NULL };
 	if (s->image_fd >= 0) {
 		snprintf(spid, sizeof(spid), "%d", (int)pid);
 		snprintf(sstatus, sizeof(sstatus), "%d", s->status_fd);
+		for (size_t i = 0; i < nleave; i++) {
+			snprintf(sleave[i], sizeof(sleave[i]), "%d", leave[i]);
+			image_args[3 + i] = sleave[i];
+		}
+		image_args[3 + nleave] = NULL;
 	}
-	char *const image_args[] = { "cvisor-init", spid, sstatus, NULL };
 	char *const image_env[] = { NULL };
 	int late = cv_procfs_cached();
 	/* From here on the init makes raw system calls only: it may share the
@@ -108,10 +120,15 @@ int cv_init_exec(const struct cv_init_start *s, cv_error_t *err)
 	 * close, now that the program's execve closed the other copy, which
 	 * tells the runtime that it runs. */
 	if (s->image_fd >= 0) {
-		/* the image and the procfs close on its execve */
-		int keep[] = { s->status_fd, s->image_fd, late };
-		if (cv_init_close_except(keep, sizeof(keep) / sizeof(keep[0])) < 0 ||
-		    (s->status_fd >= 0 && cv_sys(SYS_fcntl, s->status_fd, F_SETFD, 0) < 0)) {
+		/* the image and the procfs close on its execve; the others
+		 * stay open across it */
+		int keep_image[3 + 1 + CV_INIT_MAX_LEAVE] = { s->image_fd, late };
+		for (size_t i = 0; i < 1 + nleave; i++)
+			keep_image[2 + i] = keep[i];
+		bool kept = cv_init_close_except(keep_image, 3 + nleave) >= 0;
+		for (size_t i = 0; i < 1 + nleave && kept; i++)
+			kept = keep[i] < 0 || cv_sys(SYS_fcntl, keep[i], F_SETFD, 0) >= 0;
+		if (!kept) {
 			(void)cv_sys(SYS_kill, pid, SIGKILL, 0);
 			cv_sys(SYS_exit_group, 127, 0, 0);
 		}
@@ -119,9 +136,9 @@ int cv_init_exec(const struct cv_init_start *s, cv_error_t *err)
 		/* the program runs: stay the init as we are */
 		(void)cv_sys(SYS_close, s->image_fd, 0, 0);
 	}
-	if (cv_init_close_all_but(s->status_fd, late) < 0) {
+	if (cv_init_close_all_but(keep, 1 + nleave, late) < 0) {
 		(void)cv_sys(SYS_kill, pid, SIGKILL, 0);
 		cv_sys(SYS_exit_group, 127, 0, 0);
 	}
-	cv_init_loop(pid, s->status_fd, &all);
+	cv_init_loop(pid, s->status_fd, leave, nleave, &all);
 }

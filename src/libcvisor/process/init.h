@@ -40,6 +40,11 @@ struct cv_init_start {
 	/* >= 0: an fd of the init as a program of its own (init-image.c),
 	 * executed once the program runs; on failure the init stays as it is */
 	int image_fd;
+	/* NLEAVE (at most CV_INIT_MAX_LEAVE) fds that move their writer out
+	 * of the container's cgroup (cv_cgroup_leave_open), written once the
+	 * program ended and the namespace is empty, before the status */
+	const int *leave_fds;
+	size_t nleave;
 };
 
 /* Starts the program as our child and becomes the init: never returns

@@ -533,6 +533,8 @@ void cv_child_main(const struct cv_child_config *c)
 		.init = c->init,
 		.init_status_fd = c->init_status_fd,
 		.init_image_fd = c->init_image_fd,
+		.init_leave_fds = c->init_leave_fds,
+		.init_nleave = c->init_nleave,
 	};
 	cv_process_finish(&f);
 fail:

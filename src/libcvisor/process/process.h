@@ -51,6 +51,9 @@ struct cv_child_config {
 	bool init;          /* fork before execve and stay as PID 1 (init.h) */
 	int init_status_fd; /* the init's status fd, or -1 */
 	int init_image_fd;  /* the init as a program of its own (init-image.c), or -1 */
+	/* the init's way out of the cgroup at the end (cv_init_start) */
+	const int *init_leave_fds;
+	size_t init_nleave;
 };
 
 /* create's and run's container process, from its clone to execve. */
@@ -107,9 +110,11 @@ struct cv_process_finish {
 	/* when set, the program's arguments are those before_exec puts here,
 	 * not process.args: its path is looked up after before_exec */
 	char **const *late_args;
-	bool init;          /* stay as PID 1 and start the program (init.h) */
-	int init_status_fd; /* the init's status fd, or -1 */
-	int init_image_fd;  /* cv_init_start.image_fd */
+	bool init;                 /* stay as PID 1 and start the program (init.h) */
+	int init_status_fd;        /* the init's status fd, or -1 */
+	int init_image_fd;         /* cv_init_start.image_fd */
+	const int *init_leave_fds; /* cv_init_start.leave_fds */
+	size_t init_nleave;
 };
 __attribute__((noreturn)) void cv_process_finish(const struct cv_process_finish *f);
 

@@ -1066,12 +1066,15 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	struct rusage ru = { 0 };
 	bool killed = false;
 	/* The init writes the program's status once nothing else of the
-	 * sandbox runs (cv_init_end_namespace); its own exit, which tears down
-	 * the namespaces, comes ~0.4 ms later. A run that needs nothing of that
-	 * exit (no cgroup to remove after it, no CPU time from its rusage) in
-	 * a process that ends with the run (the one-shot `cvisor do`, whose
-	 * orphans the init's new parent reaps) is over with the status. */
-	bool status_ends = R.t.init_status >= 0 && !cgroup && !policy->cpu_seconds.set && cv_shared_launch_allowed();
+	 * sandbox runs (cv_init_end_namespace) and it has left the cgroup
+	 * (init_leaves); its own exit, which tears down the namespaces, comes
+	 * ~0.4 ms later. A run that needs nothing of that exit (no report of
+	 * the cgroup's figures, no CPU time from its rusage) in a process that
+	 * ends with the run (the one-shot `cvisor do`, whose orphans the
+	 * init's new parent reaps) is over with the status. Should the cgroup
+	 * be busy after all, its removal below kills and waits. */
+	bool status_ends = R.t.init_status >= 0 && (!cgroup || (R.t.init_leaves && !figures)) &&
+			   !policy->cpu_seconds.set && cv_shared_launch_allowed();
 	bool have_status = false, waited = false;
 	/* a lazy relay whose pipe ended without a byte: left to the end */
 	bool relay_idle[NRELAYS] = { false };
