@@ -68,6 +68,7 @@ struct launch {
 	bool no_cgroup; /* transient: struct cv_transient's */
 	/* transient: struct cv_transient's await_start, or NULL */
 	int (*await_start)(void *arg, char **args, size_t *args_len, int *stdin_fd, cv_error_t *err);
+	bool start_after_while_exec; /* transient: struct cv_transient's */
 	void *await_arg;
 	/* transient: struct cv_transient's while_setup, or NULL */
 	void (*while_setup)(const oci_spec *spec, void *arg);
@@ -365,8 +366,8 @@ static bool share_memory(const struct launch *L, const struct launch_work *w)
 	const oci_spec *spec = L->spec;
 	const oci_hooks *h = spec->hooks;
 	const struct cv_ns_plan *plan = &w->plan;
-	return cv_shared_launch_allowed() && L->transient && !L->await_start && w->early &&
-	       (!memory_limit(spec) || cv_shared_launch_image_init()) &&
+	return cv_shared_launch_allowed() && L->transient && !L->await_start && !L->start_after_while_exec &&
+	       w->early && (!memory_limit(spec) || cv_shared_launch_image_init()) &&
 	       !(h && (h->prestart.len || h->create_runtime.len)) &&
 	       !(w->seccomp && cv_seccomp_has_notify(w->seccomp)) && !spec->process->terminal &&
 	       !spec->process->oom_score_adj.set && !plan->user_path && plan->njoin == 0 && !plan->pid_path &&
@@ -614,7 +615,7 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 		.pruned = &w->pruned,
 		.die_with_parent = L->transient,
 		.ns_handshake = w->handshake,
-		.no_start_wait = L->transient && !L->await_start,
+		.no_start_wait = L->transient && !L->await_start && !L->start_after_while_exec,
 		.late_args = L->await_start != NULL,
 		.stdio = L->stdio,
 		.console_mask = console_mask(L->stdio),
@@ -1212,22 +1213,33 @@ static int start_launched(struct launch *L, void (*while_exec)(void *), void *ar
 {
 	struct cv_sync_msg m = { .fd = -1 };
 	int r;
+	/* WHILE_EXEC before START where the child waits for one anyway (a
+	 * prepared run) or must (start_after_while_exec: what WHILE_EXEC
+	 * reads of the container must still be there, which a program that
+	 * ends at once takes along) */
 	if (L->await_start) {
 		/* a prepared run: its program, when there is one */
 		cleanup_free char *args = NULL;
 		size_t len = 0;
 		cleanup_close int in = -1;
-		if ((r = L->await_start(L->await_arg, &args, &len, &in, err)) < 0 ||
-		    (r = cv_sync_send(L->sync_fd, CV_SYNC_START, 0, args, len, in, err)) < 0)
+		if ((r = L->await_start(L->await_arg, &args, &len, &in, err)) < 0)
 			return r;
-	} else {
+		if (while_exec)
+			while_exec(arg);
+		if ((r = cv_sync_send(L->sync_fd, CV_SYNC_START, 0, args, len, in, err)) < 0)
+			return r;
+	} else if (L->transient && !L->start_after_while_exec) {
 		/* a transient child goes on by itself after READY */
-		r = L->transient ? 0 : cv_sync_send(L->sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err);
-		if (r < 0)
+		if (while_exec)
+			while_exec(arg);
+	} else {
+		if (L->transient && while_exec)
+			while_exec(arg);
+		if ((r = cv_sync_send(L->sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err)) < 0)
 			return r;
+		if (!L->transient && while_exec)
+			while_exec(arg);
 	}
-	if (while_exec)
-		while_exec(arg);
 	if (L->shared) {
 		/* its end of file came already */
 		if ((r = cv_shared_launch_program(L->shared, err)) < 0)
@@ -1340,6 +1352,7 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 			    .stdio = t->stdio,
 			    .no_cgroup = t->no_cgroup,
 			    .await_start = t->await_start,
+			    .start_after_while_exec = t->start_after_while_exec,
 			    .await_arg = t->await_arg,
 			    .while_setup = t->while_setup,
 			    .while_setup_arg = t->while_setup_arg };

@@ -84,6 +84,10 @@ struct cv_transient {
 	 * all) ends the container, and cv_run_transient fails with it. */
 	int (*await_start)(void *arg, char **args, size_t *args_len, int *stdin_fd, cv_error_t *err);
 	void *await_arg;
+	/* in: the program starts only once WHILE_EXEC has returned (without,
+	 * it may have ended, and the init with it, before WHILE_EXEC looks at
+	 * the container). A prepared run's always does. */
+	bool start_after_while_exec;
 	/* in, may be NULL: called for work of the caller's that the container
 	 * does not wait for, once the container process is ready and goes on
 	 * to execve (while it sets itself up when hooks or a seccomp agent
