@@ -1213,33 +1213,24 @@ static int start_launched(struct launch *L, void (*while_exec)(void *), void *ar
 {
 	struct cv_sync_msg m = { .fd = -1 };
 	int r;
-	/* WHILE_EXEC before START where the child waits for one anyway (a
-	 * prepared run) or must (start_after_while_exec: what WHILE_EXEC
-	 * reads of the container must still be there, which a program that
-	 * ends at once takes along) */
-	if (L->await_start) {
-		/* a prepared run: its program, when there is one */
-		cleanup_free char *args = NULL;
-		size_t len = 0;
-		cleanup_close int in = -1;
-		if ((r = L->await_start(L->await_arg, &args, &len, &in, err)) < 0)
-			return r;
-		if (while_exec)
-			while_exec(arg);
-		if ((r = cv_sync_send(L->sync_fd, CV_SYNC_START, 0, args, len, in, err)) < 0)
-			return r;
-	} else if (L->transient && !L->start_after_while_exec) {
-		/* a transient child goes on by itself after READY */
-		if (while_exec)
-			while_exec(arg);
-	} else {
-		if (L->transient && while_exec)
-			while_exec(arg);
-		if ((r = cv_sync_send(L->sync_fd, CV_SYNC_START, 0, NULL, 0, -1, err)) < 0)
-			return r;
-		if (!L->transient && while_exec)
-			while_exec(arg);
-	}
+	cleanup_free char *args = NULL;
+	size_t len = 0;
+	cleanup_close int in = -1;
+	/* a prepared run: its program, when there is one */
+	if (L->await_start && (r = L->await_start(L->await_arg, &args, &len, &in, err)) < 0)
+		return r;
+	/* A transient child goes on by itself after READY, but for one that
+	 * waits for START (a prepared run, or start_after_while_exec): there
+	 * WHILE_EXEC comes first, since what it reads of the container goes
+	 * with a program that ends at once. */
+	bool sends_start = !L->transient || L->await_start || L->start_after_while_exec;
+	bool while_exec_first = L->transient && sends_start;
+	if (while_exec_first && while_exec)
+		while_exec(arg);
+	if (sends_start && (r = cv_sync_send(L->sync_fd, CV_SYNC_START, 0, args, len, in, err)) < 0)
+		return r;
+	if (!while_exec_first && while_exec)
+		while_exec(arg);
 	if (L->shared) {
 		/* its end of file came already */
 		if ((r = cv_shared_launch_program(L->shared, err)) < 0)
