@@ -334,6 +334,24 @@ teardown() {
 	assert_clean
 }
 
+# cvisor do tells its watcher it is done and exits without waiting for it:
+# the watcher (which shares cvisor do's command line) ends by itself. Not
+# under `run`, whose pipe would wait for the watcher's stderr to close.
+@test "sandbox: with limits cvisor do's watcher ends by itself once cvisor do has returned" {
+	requires_root
+	local rc=0
+	cvisor do --memory 64MB --processes 64 -- sh -c 'exit 4' >"$CV_TMP/out" 2>&1 || rc=$?
+	[ "$rc" -eq 4 ]
+	local i
+	for i in $(seq 50); do
+		pgrep -f -- "--root $CV_ROOT do --memory 64MB --processes 64" >/dev/null || break
+		sleep 0.1
+	done
+	run ! pgrep -f -- "--root $CV_ROOT do --memory 64MB --processes 64"
+	run ! pgrep -f -- "sandbox-reap"
+	assert_clean
+}
+
 @test "sandbox: memory limit hit is reported (OOM kill counter)" {
 	requires_root
 	run cvisor do --memory 16MB --report "$CV_TMP/r.json" -- sh -c 'a=x; while :; do a="$a$a"; done'
