@@ -669,6 +669,15 @@ static void stop_signals(struct run *R)
 	(void)sigprocmask(SIG_SETMASK, &R->sigmask_saved, NULL);
 }
 
+/* The one-shot `cvisor do`, the process that may share its memory with the
+ * container process (shared-launch.h), exits once the run is over: what it
+ * leaves running (the init at the end of its exit, the watcher on its
+ * "done" byte) is reaped by whoever takes its orphans. */
+static bool exits_after_run(void)
+{
+	return cv_shared_launch_allowed();
+}
+
 static void run_release(struct run *R)
 {
 	stop_signals(R);
@@ -679,7 +688,7 @@ static void run_release(struct run *R)
 			close(R->t.stdio[fd]);
 	/* waiting for its exit costs ~0.2 ms, and its stack's unmapping
 	 * more, in a process that exits next */
-	if (cv_shared_launch_allowed())
+	if (exits_after_run())
 		cv_watcher_leave(&R->watcher);
 	else
 		cv_watcher_release(&R->watcher);
@@ -1081,8 +1090,8 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	 * ends with the run (the one-shot `cvisor do`, whose orphans the
 	 * init's new parent reaps) is over with the status. Should the cgroup
 	 * be busy after all, its removal below kills and waits. */
-	bool status_ends = R.t.init_status >= 0 && (!cgroup || (R.t.init_leaves && !figures)) &&
-			   !policy->cpu_seconds.set && cv_shared_launch_allowed();
+	bool status_ends = R.t.init_status >= 0 && (!cgroup || R.t.init_leaves) && !figures &&
+			   !policy->cpu_seconds.set && exits_after_run();
 	bool have_status = false, waited = false;
 	/* a lazy relay whose pipe ended without a byte: left to the end */
 	bool relay_idle[NRELAYS] = { false };
