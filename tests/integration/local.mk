@@ -32,6 +32,10 @@ EXTRA_DIST += tests/integration/evil-tar.py tests/integration/sigv4-server.py
 check_PROGRAMS += tests/integration/seccomp-agent
 tests_integration_seccomp_agent_SOURCES = tests/integration/seccomp-agent.c
 
+# orphans: what a command leaves to whoever takes its orphans (sandbox.bats)
+check_PROGRAMS += tests/integration/orphans
+tests_integration_orphans_SOURCES = tests/integration/orphans.c
+
 # console-socket receiver for console.bats/exec.bats
 check_PROGRAMS += tests/integration/recvtty
 tests_integration_recvtty_SOURCES = tests/integration/recvtty.c

@@ -543,7 +543,10 @@ struct run {
 	bool keys_open;
 	int sigfd; /* the signals forwarded to the program, and SIGWINCH */
 	sigset_t sigmask_saved;
-	struct cv_transient t;  /* the container once it runs, until destroyed */
+	struct cv_transient t; /* the container once it runs, until destroyed */
+	/* the init, when the run ended on its status: still in its exit
+	 * then, and reaped last (run_release) */
+	pid_t init_exiting;
 	oci_spec *built;        /* cv_sandbox_spec's, until the runtime takes it */
 	cv_error_t watcher_err; /* cv_watcher_start's, when it failed */
 	/* the sandbox's /tmp and private workspace, held open so that their
@@ -669,15 +672,6 @@ static void stop_signals(struct run *R)
 	(void)sigprocmask(SIG_SETMASK, &R->sigmask_saved, NULL);
 }
 
-/* The one-shot `cvisor do`, the process that may share its memory with the
- * container process (shared-launch.h), exits once the run is over: what it
- * leaves running (the init at the end of its exit, the watcher on its
- * "done" byte) is reaped by whoever takes its orphans. */
-static bool exits_after_run(void)
-{
-	return cv_shared_launch_allowed();
-}
-
 static void run_release(struct run *R)
 {
 	stop_signals(R);
@@ -686,12 +680,7 @@ static void run_release(struct run *R)
 	for (int fd = 0; fd < 3; fd++)
 		if (R->t.stdio[fd] >= 0)
 			close(R->t.stdio[fd]);
-	/* waiting for its exit costs ~0.2 ms, and its stack's unmapping
-	 * more, in a process that exits next */
-	if (exits_after_run())
-		cv_watcher_leave(&R->watcher);
-	else
-		cv_watcher_release(&R->watcher);
+	cv_watcher_release(&R->watcher);
 	if (R->raw)
 		cv_console_restore(0, &R->termios);
 	if (R->t.console_master >= 0)
@@ -714,6 +703,13 @@ static void run_release(struct run *R)
 	cv_container_free(R->t.c);
 	oci_spec_free(R->t.spec);
 	oci_spec_free(R->built);
+	/* Last, so that its exit (the kernel tears the namespaces down in it,
+	 * ~0.4 ms) overlaps all of the above. Never left to whoever takes our
+	 * orphans: a PID 1 that reaps late, or never, would keep it, and with
+	 * it its pid and its session keyring. */
+	if (R->init_exiting > 0)
+		while (waitpid(R->init_exiting, NULL, 0) < 0 && errno == EINTR)
+			;
 }
 
 /* The state root and the bundles beside it are the runtime's: a program
@@ -1086,12 +1082,10 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 	 * sandbox runs (cv_init_end_namespace) and it has left the cgroup
 	 * (init_leaves); its own exit, which tears down the namespaces, comes
 	 * ~0.4 ms later. A run that needs nothing of that exit (no report of
-	 * the cgroup's figures, no CPU time from its rusage) in a process that
-	 * ends with the run (the one-shot `cvisor do`, whose orphans the
-	 * init's new parent reaps) is over with the status. Should the cgroup
-	 * be busy after all, its removal below kills and waits. */
-	bool status_ends = R.t.init_status >= 0 && (!cgroup || R.t.init_leaves) && !figures &&
-			   !policy->cpu_seconds.set && exits_after_run();
+	 * the cgroup's figures, no CPU time from its rusage) is over with the
+	 * status, and reaps the init last (run_release). Should the cgroup be
+	 * busy after all, its removal below kills and waits. */
+	bool status_ends = R.t.init_status >= 0 && (!cgroup || R.t.init_leaves) && !figures && !policy->cpu_seconds.set;
 	bool have_status = false, waited = false;
 	/* a lazy relay whose pipe ended without a byte: left to the end */
 	bool relay_idle[NRELAYS] = { false };
@@ -1173,6 +1167,8 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 		}
 	}
 	rep->wall_ms = cv_now_ms() - start;
+	if (!waited)
+		R.init_exiting = pid;
 	/* the init's exit status is the program's, but only its report tells
 	 * a signal from an exit with 128+N; none when it was killed itself */
 	int program = 0;

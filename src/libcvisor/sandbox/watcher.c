@@ -143,16 +143,6 @@ void cv_watcher_done(struct cv_watcher *w)
 	w->wfd = -1;
 }
 
-void cv_watcher_leave(struct cv_watcher *w)
-{
-	cv_watcher_done(w);
-	if (w->pidfd >= 0)
-		close(w->pidfd);
-	w->pidfd = -1;
-	w->pid = -1;
-	w->mem = NULL;
-}
-
 void cv_watcher_release(struct cv_watcher *w)
 {
 	cv_watcher_done(w);

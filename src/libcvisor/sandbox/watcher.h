@@ -49,10 +49,5 @@ void cv_watcher_done(struct cv_watcher *w);
  * child subreaper's end with its memory). Safe on a watcher never
  * started, and twice. */
 void cv_watcher_release(struct cv_watcher *w);
-/* For a process that exits next (the one-shot `cvisor do`): cv_watcher_done,
- * and the watcher is left to exit on the "done" byte and to be reaped by
- * whoever takes our orphans. Its stack stays mapped, as our memory does
- * for it until it exits. */
-void cv_watcher_leave(struct cv_watcher *w);
 
 #endif
