@@ -354,6 +354,29 @@ teardown() {
 	assert_clean
 }
 
+# A sandbox of a root caller maps its root to nobody. A session keyring made
+# as that root would be charged to nobody's key quota (kernel.keys.maxkeys,
+# 200 by default), shared by every sandbox on the host: the 201st running at
+# once would fail with EDQUOT. Host root sees in /proc/keys only keys it
+# owns, so the run's keyring is listed there only when charged to it.
+@test "sandbox: a run's session keyring is its own, charged to the caller, not to the uid its root maps to" {
+	requires_root
+	"$CVISOR" --root "$CV_ROOT" do -- sleep 30 >/dev/null 2>&1 &
+	local pid=$! i line=
+	cv_track_pid "$pid"
+	for i in $(seq 100); do
+		line="$(grep " _ses\.do-$pid-" /proc/keys || true)"
+		[ -z "$line" ] || break
+		sleep 0.1
+	done
+	[ -n "$line" ]
+	# id flags usage timeout perm uid gid type description
+	[ "$(awk '{ print $6 }' <<<"$line")" = 0 ]
+	kill -TERM "$pid"
+	wait "$pid" || true
+	assert_clean
+}
+
 @test "sandbox: memory limit hit is reported (OOM kill counter)" {
 	requires_root
 	run cvisor do --memory 16MB --report "$CV_TMP/r.json" -- sh -c 'a=x; while :; do a="$a$a"; done'

@@ -69,6 +69,7 @@ struct launch {
 	/* transient: struct cv_transient's await_start, or NULL */
 	int (*await_start)(void *arg, char **args, size_t *args_len, int *stdin_fd, cv_error_t *err);
 	bool start_after_while_exec; /* transient: struct cv_transient's */
+	bool keyring_as_caller;      /* transient: struct cv_transient's */
 	void *await_arg;
 	/* transient: struct cv_transient's while_setup, or NULL */
 	void (*while_setup)(const oci_spec *spec, void *arg);
@@ -606,6 +607,7 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 		.seccomp = w->seccomp,
 		.no_pivot = opts && opts->no_pivot,
 		.no_new_keyring = opts && opts->no_new_keyring,
+		.keyring_as_caller = L->keyring_as_caller,
 		.preserve_fds = (opts ? opts->preserve_fds : 0) + (listen > 0 ? listen : 0),
 		.listen_fds = listen > 0 ? listen : 0,
 		.cgroup_join = &w->cgjoin,
@@ -1344,6 +1346,7 @@ int cv_run_transient(const struct cvisor_context *ctx, const char *id, const str
 			    .no_cgroup = t->no_cgroup,
 			    .await_start = t->await_start,
 			    .start_after_while_exec = t->start_after_while_exec,
+			    .keyring_as_caller = t->keyring_as_caller,
 			    .await_arg = t->await_arg,
 			    .while_setup = t->while_setup,
 			    .while_setup_arg = t->while_setup_arg };

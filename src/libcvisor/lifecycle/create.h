@@ -88,6 +88,12 @@ struct cv_transient {
 	 * it may have ended, and the init with it, before WHILE_EXEC looks at
 	 * the container). A prepared run's always does. */
 	bool start_after_while_exec;
+	/* in: cv_child_config.keyring_as_caller; for a config whose seccomp
+	 * filter refuses every keyring call (nothing inside could tell the
+	 * keyring's owner), and whose uid mapping many containers share:
+	 * every sandbox of a root caller maps root to nobody, whose quota
+	 * (kernel.keys.maxkeys, 200 by default) would cap how many run at once */
+	bool keyring_as_caller;
 	/* in, may be NULL: called for work of the caller's that the container
 	 * does not wait for, once the container process is ready and goes on
 	 * to execve (while it sets itself up when hooks or a seccomp agent

@@ -111,6 +111,20 @@ static int become_userns_owner(const oci_linux *lx, cv_error_t *err)
 	return 0;
 }
 
+/* KEYCTL_JOIN_SESSION_KEYRING: a keyring of its own, not the host's.
+ * Kernels without keyrings (ENOSYS) have nothing to leak. */
+static int join_session_keyring(const struct cv_child_config *c, cv_error_t *err)
+{
+	if (c->no_new_keyring)
+		return 0;
+	cleanup_free char *name = NULL;
+	if (asprintf(&name, "_ses.%s", c->id) < 0)
+		return cv_error(err, ENOMEM, "keyring");
+	if (syscall(SYS_keyctl, 1, name) < 0 && errno != ENOSYS)
+		return cv_error_errno(err, "join a new session keyring");
+	return 0;
+}
+
 /* cv_rootfs_config.net_ready */
 static int net_ready(void *arg, cv_error_t *err)
 {
@@ -224,6 +238,9 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 					    ? hook_state + strlen(hook_state) + 1
 					    : state_creating;
 
+	/* the key is charged to our uid when it is made: still the caller's */
+	if (c->keyring_as_caller && (r = join_session_keyring(c, err)) < 0)
+		return r;
 	if (plan->new_flags & CLONE_NEWUSER && (r = become_userns_owner(spec->linux_, err)) < 0)
 		return r;
 	if (plan->new_flags & CLONE_NEWTIME) {
@@ -238,15 +255,8 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 	}
 	if (setsid() < 0)
 		return cv_error_errno(err, "setsid");
-	if (!c->no_new_keyring) {
-		cleanup_free char *name = NULL;
-		if (asprintf(&name, "_ses.%s", c->id) < 0)
-			return cv_error(err, ENOMEM, "keyring");
-		/* KEYCTL_JOIN_SESSION_KEYRING: a keyring of its own, not the host's.
-		 * Kernels without keyrings (ENOSYS) have nothing to leak. */
-		if (syscall(SYS_keyctl, 1, name) < 0 && errno != ENOSYS)
-			return cv_error_errno(err, "join a new session keyring");
-	}
+	if (!c->keyring_as_caller && (r = join_session_keyring(c, err)) < 0)
+		return r;
 	if (spec->hostname && *spec->hostname) {
 		if (!(all_ns & CLONE_NEWUTS))
 			return cv_error(err, EINVAL, "hostname: setting it needs a private UTS namespace");

@@ -27,6 +27,10 @@ struct cv_child_config {
 	const struct cv_seccomp *seccomp;
 	bool no_pivot;
 	bool no_new_keyring;
+	/* the new session keyring made before the process becomes root of its
+	 * user namespace: charged to the caller's key quota, not to the uid
+	 * that root maps to */
+	bool keyring_as_caller;
 	int preserve_fds; /* beyond stdio, including LISTEN_FDS */
 	int listen_fds;   /* LISTEN_FDS passed through from the caller */
 	/* v1 cgroup directories joined by the child first thing (may be NULL) */
