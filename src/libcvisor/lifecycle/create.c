@@ -611,6 +611,10 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 		.preserve_fds = (opts ? opts->preserve_fds : 0) + (listen > 0 ? listen : 0),
 		.listen_fds = listen > 0 ? listen : 0,
 		.cgroup_join = &w->cgjoin,
+		/* a sandbox: no cgroup mount, and createContainer hooks would
+		 * run after the join, so only the runtime's own setup is left
+		 * out of the cgroups, nothing of the container's */
+		.cgroup_join_late = L->transient && w->cgjoin.n > 0 && !late_cgroups,
 		.unshare_cgroupns = late_cgroupns,
 		.cgroup_late = late_cgroups,
 		.mount_fds = w->idmap_fds,

@@ -145,7 +145,9 @@ static int join_late_cgroups(void *arg, cv_error_t *err)
 	if (l->joined)
 		return 0;
 	l->joined = true;
-	for (;;) {
+	if (l->c->cgroup_join_late && cv_cgroup_self_join(l->c->cgroup_join, err) < 0)
+		return -1;
+	for (; l->c->cgroup_late;) {
 		struct cv_sync_msg m = { .fd = -1 };
 		if (cv_sync_expect(l->c->sync_fd, CV_SYNC_CGROUP, &m, err) < 0)
 			return -1;
@@ -173,13 +175,14 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 	struct cv_sync_msg m = { .fd = -1 };
 	int r;
 
-	if (c->cgroup_join) {
+	bool join_late = c->cgroup_late || c->cgroup_join_late;
+	if (c->cgroup_join && !c->cgroup_join_late) {
 		r = cv_cgroup_self_join(c->cgroup_join, err);
 		if (r < 0)
 			return r;
 	}
-	struct late_cgroups late = { .c = c, .joined = !c->cgroup_late };
-	if (c->unshare_cgroupns && !c->cgroup_late && unshare(CLONE_NEWCGROUP) < 0)
+	struct late_cgroups late = { .c = c, .joined = !join_late };
+	if (c->unshare_cgroupns && !join_late && unshare(CLONE_NEWCGROUP) < 0)
 		return cv_error_errno(err, "unshare cgroup namespace");
 	if (!c->cloned_new_ns) {
 		r = cv_ns_join(plan, err);
@@ -288,7 +291,7 @@ static int child_setup(const struct cv_child_config *c, const char **start_state
 		.pruned = c->pruned,
 		.net_ready = c->late_netns ? net_ready : NULL,
 		.net_ready_arg = &net,
-		.cgroup_ready = c->cgroup_late ? join_late_cgroups : NULL,
+		.cgroup_ready = join_late ? join_late_cgroups : NULL,
 		.cgroup_ready_arg = &late,
 	};
 	cleanup_close int console_master = -1, console_slave = -1;
