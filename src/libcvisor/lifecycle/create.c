@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -79,7 +80,7 @@ struct launch {
 	int pidfd;
 	int sync_fd;
 	int console_master;
-	int init_status;  /* transient with an init: the read end of its status pipe */
+	int init_status;  /* transient with an init: its status eventfd */
 	bool init_leaves; /* and the init leaves the cgroup before its status */
 	oci_spec *spec;
 	struct cv_container *c;
@@ -288,7 +289,7 @@ struct launch_work {
 	uint64_t rootfs_below; /* without a mount namespace: see cv_rootfs_mount_id */
 	int fifo;              /* exec.fifo, O_PATH (create) */
 	int sock_parent, sock_child;
-	int status_r, status_w;         /* transient with an init: its status pipe */
+	int status_r, status_w;         /* transient with an init: its status eventfd, ours and its */
 	struct cv_rootfs_pruned pruned; /* cv_rootfs_pruned_prepare: the child's too */
 	int *idmap_fds;                 /* cv_rootfs_idmap_prepare's, until the child has them */
 	struct cv_cgroup_self_join cgjoin;
@@ -559,11 +560,15 @@ static int launch_record(const struct cvisor_context *ctx, const char *id, struc
 	w->sock_parent = sv[0];
 	w->sock_child = sv[1];
 	if (w->want_init && L->transient) {
-		int st[2];
-		if (pipe2(st, O_CLOEXEC) < 0)
-			return cv_error_errno(err, "init: status pipe");
-		w->status_r = st[0];
-		w->status_w = st[1];
+		/* An eventfd, the init's fd and ours: a pipe's write wakes its
+		 * reader with a "sync" wakeup, which says the writer sleeps next
+		 * and brings the supervisor onto the init's CPU, where the init
+		 * (whose exit comes next) then waited for it (~0.3 ms of a
+		 * `cvisor do true`). Without an end of file: the supervisor
+		 * learns of an init that dies without a word from its pidfd. */
+		w->status_r = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (w->status_r < 0 || (w->status_w = fcntl(w->status_r, F_DUPFD_CLOEXEC, 3)) < 0)
+			return cv_error_errno(err, "init: status eventfd");
 	}
 	/* Idmapped mounts need privilege over the source filesystem, which a
 	 * container process in its own user namespace lacks: made here. */

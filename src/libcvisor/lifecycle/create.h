@@ -105,8 +105,9 @@ struct cv_transient {
 	oci_spec *spec;         /* its config */
 	int pidfd;              /* its process: the init, with one */
 	int console_master;     /* process.terminal: the pty's master; else -1 */
-	/* with an init (CV_INIT_ANNOTATION): the read end of the pipe it
-	 * writes the program's wait status to (an int) before it exits; else -1 */
+	/* with an init (CV_INIT_ANNOTATION): an eventfd (non-blocking) the init
+	 * writes the program's wait status to before it exits
+	 * (cv_init_status_word: 8 bytes, the status + 1); else -1 */
 	int init_status;
 	/* and before that status it has left the container's cgroup, when it
 	 * could be given the way out (cv_cgroup_leave_open): the cgroup can

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/syscall.h>
@@ -83,13 +84,20 @@ static inline void cv_init_end_namespace(void)
 	while (w > 0 || w == -EINTR);
 }
 
+/* What the init writes to its status fd: the program's wait status + 1,
+ * 8 bytes, which an eventfd takes (a zero would not wake its reader). */
+static inline uint64_t cv_init_status_word(int wait_status)
+{
+	return (uint64_t)(uint32_t)wait_status + 1;
+}
+
 /* Every signal stays blocked (ALL, the kernel's sigset): pending, not lost
  * (a blocked signal is queued even for a pid namespace's init, which
  * ignores unhandled ones) and taken here one at a time. Forwards each to
  * PROGRAM, reaps every child, and on PROGRAM's end ends the namespace's
  * other processes (cv_init_end_namespace), leaves the container's cgroup
  * through the NLEAVE fds of LEAVE (init.h), writes PROGRAM's wait status
- * to STATUS_FD (when >= 0) and exits with its status. */
+ * to STATUS_FD (when >= 0; cv_init_status_word) and exits with its status. */
 static inline _Noreturn void cv_init_loop(pid_t program, int status_fd, const int *leave, size_t nleave,
 					  const void *all)
 {
@@ -112,8 +120,9 @@ static inline _Noreturn void cv_init_loop(pid_t program, int status_fd, const in
 			 * waits for our exit, as without these */
 			for (size_t i = 0; i < nleave; i++)
 				(void)cv_sys(SYS_write, leave[i], "0", 1);
-			/* a full pipe of our own making: 4 bytes always fit */
-			if (status_fd >= 0 && cv_sys(SYS_write, status_fd, &st, sizeof(st)) != sizeof(st))
+			/* an empty eventfd (or pipe) of our own: it always fits */
+			uint64_t word = cv_init_status_word(st);
+			if (status_fd >= 0 && cv_sys(SYS_write, status_fd, &word, sizeof(word)) != sizeof(word))
 				cv_sys(SYS_exit_group, 255, 0, 0);
 			/* our exit ends the pid namespace, and every process left in it */
 			cv_sys(SYS_exit_group, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 0, 0);

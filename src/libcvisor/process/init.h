@@ -9,7 +9,7 @@
  * re-parented to it, forwards every signal it receives to the program, and
  * exits with the program's status (128+N when signal N killed it). A pid
  * namespace's init cannot die of a signal sent from inside, so it also
- * writes the program's raw wait status (an int) to the status fd, when it
+ * writes the program's raw wait status (cv_init_status_word) to the status fd, when it
  * has one, for the caller to tell "killed by signal N" from "exit 128+N".
  *
  * It runs the cvisor image inside the sandbox, hence: non-dumpable (the

@@ -1148,10 +1148,10 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 		if (pf[2].revents || pf[3].revents)
 			on_keys(&R, pf[2].revents, pf[3].revents);
 		if (pf[5].revents && !pf[0].revents && !rep->timed_out && !killed) {
-			int program;
-			have_status = read(R.t.init_status, &program, sizeof(program)) == sizeof(program);
+			uint64_t word;
+			have_status = read(R.t.init_status, &word, sizeof(word)) == sizeof(word) && word;
 			if (have_status)
-				status = program;
+				status = (int)(uint32_t)(word - 1);
 			/* else the init died without a word: its exit tells */
 			status_ends = false;
 			exited = have_status;
@@ -1173,9 +1173,9 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 		R.init_exiting = pid;
 	/* the init's exit status is the program's, but only its report tells
 	 * a signal from an exit with 128+N; none when it was killed itself */
-	int program = 0;
-	if (!have_status && R.t.init_status >= 0 && read(R.t.init_status, &program, sizeof(program)) == sizeof(program))
-		status = program;
+	uint64_t word = 0;
+	if (!have_status && R.t.init_status >= 0 && read(R.t.init_status, &word, sizeof(word)) == sizeof(word) && word)
+		status = (int)(uint32_t)(word - 1);
 	/* No process of the sandbox is left (its pid namespace ended with the
 	 * program): the watcher exits now, in parallel with the teardown
 	 * below, and is reaped at the end. */
