@@ -562,9 +562,9 @@ static int launch_record(const struct cvisor_context *ctx, const char *id, struc
 	if (w->want_init && L->transient) {
 		/* An eventfd, the init's fd and ours: a pipe's write wakes its
 		 * reader with a "sync" wakeup, which says the writer sleeps next
-		 * and brings the supervisor onto the init's CPU, where the init
-		 * (whose exit comes next) then waited for it (~0.3 ms of a
-		 * `cvisor do true`). Without an end of file: the supervisor
+		 * and may bring the supervisor onto the init's CPU, where the
+		 * init, whose exit comes next, waits for it (0.2 to 0.4 ms of a
+		 * `cvisor do true` here). Without an end of file: the supervisor
 		 * learns of an init that dies without a word from its pidfd. */
 		w->status_r = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (w->status_r < 0 || (w->status_w = fcntl(w->status_r, F_DUPFD_CLOEXEC, 3)) < 0)
