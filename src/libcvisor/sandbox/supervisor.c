@@ -1152,7 +1152,8 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 			have_status = read(R.t.init_status, &word, sizeof(word)) == sizeof(word) && word;
 			if (have_status)
 				status = (int)(uint32_t)(word - 1);
-			/* else the init died without a word: its exit tells */
+			/* an eventfd wakes us only with a word; an init that
+			 * dies without one shows on its pidfd */
 			status_ends = false;
 			exited = have_status;
 		}
