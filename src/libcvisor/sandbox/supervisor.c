@@ -34,7 +34,6 @@
 #include "io.h"
 #include "process/console.h"
 #include "lifecycle/create.h"
-#include "lifecycle/shared-launch.h"
 #include "lifecycle/status.h"
 #include "log.h"
 #include "oci/spec.h"
