@@ -26,9 +26,10 @@
 #include "tap.h"
 
 /* The test's pipes: the program's child holds HOLD's write end; PIDS
- * brings its pid; STATUS stands for the init's status eventfd; SEEN gets a byte from
- * the program's child should it see the status come; RELEASE, closed by
- * the test, lets a PID 1 that only waits end. [0] read, [1] write. */
+ * brings its pid; STATUS stands for the init's status eventfd; SEEN gets a
+ * byte from the program's child should it see the status come; RELEASE,
+ * closed by the test, lets a PID 1 that only waits end. [0] read, [1]
+ * write. */
 struct pipes {
 	int hold[2], pids[2], status[2], seen[2], release[2];
 };
@@ -156,9 +157,9 @@ static struct run start(bool as_pid1)
 	close(p->status[1]);
 	close(p->seen[1]);
 	close(p->release[0]);
-	uint64_t got;
-	if (read(p->status[0], &got, sizeof(got)) == sizeof(got) && got)
-		r.status = (int)(uint32_t)(got - 1);
+	uint64_t got = 0;
+	if (read(p->status[0], &got, sizeof(got)) != sizeof(got) || !cv_init_status_of_word(got, &r.status))
+		r.status = -1;
 	/* at once: an init that wrote before the others were gone exits
 	 * (and the kernel kills them) only after tearing down its namespaces */
 	struct pollfd pf = { p->hold[0], POLLIN, 0 };

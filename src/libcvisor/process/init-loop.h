@@ -91,6 +91,15 @@ static inline uint64_t cv_init_status_word(int wait_status)
 	return (uint64_t)(uint32_t)wait_status + 1;
 }
 
+/* The reader's side: the wait status in WORD; false for no word (0). */
+static inline bool cv_init_status_of_word(uint64_t word, int *wait_status)
+{
+	if (!word)
+		return false;
+	*wait_status = (int)(uint32_t)(word - 1);
+	return true;
+}
+
 /* Every signal stays blocked (ALL, the kernel's sigset): pending, not lost
  * (a blocked signal is queued even for a pid namespace's init, which
  * ignores unhandled ones) and taken here one at a time. Forwards each to

@@ -131,8 +131,23 @@ static int net_ready(void *arg, cv_error_t *err)
 	return cv_netns_maker_join(arg, err);
 }
 
-/* cv_rootfs_config.cgroup_ready: the v1 cgroups made after the clone, their
- * `tasks` files one message each, then one without a file; the cgroup
+/* The v1 cgroups made after the clone (cv_child_config.cgroup_late): their
+ * `tasks` files one message each, then one without a file. */
+static int receive_late_cgroups(int sync_fd, cv_error_t *err)
+{
+	for (;;) {
+		struct cv_sync_msg m = { .fd = -1 };
+		if (cv_sync_expect(sync_fd, CV_SYNC_CGROUP, &m, err) < 0)
+			return -1;
+		int r = m.fd < 0 ? 1 : cv_cgroup_self_join_one(m.fd, m.payload ? m.payload : "", m.errnum != 0, err);
+		cv_sync_msg_release(&m);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+}
+
+/* cv_rootfs_config.cgroup_ready: the v1 cgroups joined late, opened before
+ * the clone (cgroup_join_late) or sent after it (cgroup_late); the cgroup
  * namespace only after, so that it is rooted at them. */
 struct late_cgroups {
 	const struct cv_child_config *c;
@@ -147,17 +162,8 @@ static int join_late_cgroups(void *arg, cv_error_t *err)
 	l->joined = true;
 	if (l->c->cgroup_join_late && cv_cgroup_self_join(l->c->cgroup_join, err) < 0)
 		return -1;
-	for (; l->c->cgroup_late;) {
-		struct cv_sync_msg m = { .fd = -1 };
-		if (cv_sync_expect(l->c->sync_fd, CV_SYNC_CGROUP, &m, err) < 0)
-			return -1;
-		int r = m.fd < 0 ? 1 : cv_cgroup_self_join_one(m.fd, m.payload ? m.payload : "", m.errnum != 0, err);
-		cv_sync_msg_release(&m);
-		if (r < 0)
-			return r;
-		if (r > 0)
-			break;
-	}
+	if (l->c->cgroup_late && receive_late_cgroups(l->c->sync_fd, err) < 0)
+		return -1;
 	if (l->c->unshare_cgroupns && unshare(CLONE_NEWCGROUP) < 0)
 		return cv_error_errno(err, "unshare cgroup namespace");
 	return 0;

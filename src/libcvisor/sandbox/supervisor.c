@@ -35,6 +35,7 @@
 #include "process/console.h"
 #include "lifecycle/create.h"
 #include "lifecycle/status.h"
+#include "process/init-loop.h"
 #include "log.h"
 #include "oci/spec.h"
 #include "sandbox/relay.h"
@@ -985,6 +986,14 @@ static int check_limits(const cv_policy *policy, cv_policy *eff, cv_sandbox_repo
 	return 0;
 }
 
+/* The program's wait status from the init's status eventfd (non-blocking):
+ * false, STATUS untouched, when none was written. */
+static bool read_init_status(int fd, int *status)
+{
+	uint64_t word = 0;
+	return read(fd, &word, sizeof(word)) == sizeof(word) && cv_init_status_of_word(word, status);
+}
+
 /* cv_sandbox_do, or with AWAIT cv_sandbox_do_prepared. */
 static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, char *const *args, bool figures,
 		     bool watched, int kill_fd, cv_sandbox_await_fn await, void *await_arg, cv_sandbox_report *rep,
@@ -1147,10 +1156,7 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 		if (pf[2].revents || pf[3].revents)
 			on_keys(&R, pf[2].revents, pf[3].revents);
 		if (pf[5].revents && !pf[0].revents && !rep->timed_out && !killed) {
-			uint64_t word;
-			have_status = read(R.t.init_status, &word, sizeof(word)) == sizeof(word) && word;
-			if (have_status)
-				status = (int)(uint32_t)(word - 1);
+			have_status = read_init_status(R.t.init_status, &status);
 			/* an eventfd wakes us only with a word; an init that
 			 * dies without one shows on its pidfd */
 			status_ends = false;
@@ -1173,9 +1179,8 @@ static int supervise(const struct cvisor_context *ctx, const cv_policy *policy, 
 		R.init_exiting = pid;
 	/* the init's exit status is the program's, but only its report tells
 	 * a signal from an exit with 128+N; none when it was killed itself */
-	uint64_t word = 0;
-	if (!have_status && R.t.init_status >= 0 && read(R.t.init_status, &word, sizeof(word)) == sizeof(word) && word)
-		status = (int)(uint32_t)(word - 1);
+	if (!have_status && R.t.init_status >= 0)
+		(void)read_init_status(R.t.init_status, &status);
 	/* No process of the sandbox is left (its pid namespace ended with the
 	 * program): the watcher exits now, in parallel with the teardown
 	 * below, and is reaped at the end. */
