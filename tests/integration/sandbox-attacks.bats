@@ -900,57 +900,6 @@ for mode in (os.O_RDONLY, os.O_WRONLY):
 	assert_clean
 }
 
-@test "attacks (supervisor): with a memory limit the init becomes a program of its own, not cvisor do's memory: a few pages for the OOM killer, out of the program's reach" {
-	requires_root
-	requires_image_init
-	requires python3
-	"$CVISOR" --root "$CV_ROOT" do --memory 64MB -- sleep 4744 &
-	local pid=$! init rss
-	cv_track_pid $pid
-	init="$(init_of 'sleep 4744')"
-	[ -n "$init" ]
-	# its own memory: the OOM killer, which kills every process sharing
-	# its victim's, could not take cvisor do along with it
-	run same_memory $pid $init
-	[ "$status" -eq 0 ]
-	[ "$output" != 0 ]
-	rss="$(awk '/^VmRSS:/ { print $2 }' "/proc/$init/status")"
-	[ -n "$rss" ]
-	[ "$rss" -lt 64 ]
-	# from a sealed memfd that no one may read or write
-	[[ "$(readlink "/proc/$init/exe")" == "/memfd:cvisor-init (deleted)" ]]
-	[ "$(stat -L -c %a "/proc/$init/exe")" = 111 ]
-	run python3 -c 'import fcntl, os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-print(fcntl.fcntl(fd, 1034))' "/proc/$init/exe"
-	[ "$status" -eq 0 ]
-	[ "$output" = 15 ]
-	kill -TERM $pid
-	local rc
-	wait_ended $pid
-	# an image the init may not read: its execve left it non-dumpable
-	run cvisor do --memory 64MB -- python3 -c '
-import os
-for path, mode in (("/proc/1/mem", os.O_RDONLY), ("/proc/1/mem", os.O_WRONLY), ("/proc/1/environ", os.O_RDONLY)):
-    try:
-        os.close(os.open(path, mode))
-        print(path, mode, "ok")
-    except OSError as e:
-        print(path, mode, e.strerror)
-try:
-    print("exe", os.readlink("/proc/1/exe"), "ok")
-except OSError as e:
-    print("exe", e.strerror)
-'
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"/proc/1/mem 0 Permission denied"* ]]
-	[[ "$output" == *"/proc/1/mem 1 Permission denied"* ]]
-	[[ "$output" == *"/proc/1/environ 0 Permission denied"* ]]
-	[[ "$output" == *"exe Permission denied"* ]]
-	[[ "$output" != *" ok"* ]]
-	assert_clean
-}
-
 @test "attacks (supervisor): SIGTERM to cvisor do reaches the program, which decides" {
 	requires_root
 	mkdir "$CV_TMP/ws"

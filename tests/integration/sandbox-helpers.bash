@@ -123,6 +123,24 @@ requires_image_init() {
 		skip "the cvisor binary carries no init of its own (x86-64 builds do)"
 }
 
+# memory_on_v1: whether the memory controller is in a v1 hierarchy here
+# (hybrid or legacy layout). A run's init that shares cvisor do's memory
+# then leaves the memory cgroup before the program starts, instead of
+# becoming a program of its own (cgroups.h: cv_cgroup_memory_apart).
+memory_on_v1() {
+	grep -Eq '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup
+}
+
+# requires_memory_image: skips unless a run with a memory limit makes its
+# init a program of its own (cgroup v2: the memory controller is in the
+# one hierarchy, where the init stays).
+requires_memory_image() {
+	requires_image_init
+	if memory_on_v1; then
+		skip "the memory controller is on a v1 hierarchy: the init leaves the memory cgroup instead"
+	fi
+}
+
 # same_memory PID1 PID2: prints kcmp(KCMP_VM) of the two, 0 only for one
 # address space (a fork's copy is not).
 same_memory() {

@@ -566,6 +566,107 @@ teardown() {
 	assert_clean
 }
 
+@test "sandbox: an OOM never takes cvisor do, whose memory the init shares: processes smaller than the init fill the memory cgroup" {
+	requires_root
+	requires gcc
+	requires python3
+	mkdir "$CV_TMP/ws"
+	gcc -static -O2 -o "$CV_TMP/ws/small" "$CVISOR_TESTS_DIR/data/sandbox/small-procs.c"
+	# no --report: the container process shares cvisor do's memory; the
+	# OOM killer takes the largest process of the cgroup, and every
+	# process sharing its memory
+	run python3 -c 'import subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, text=True)
+print(" ".join([str(r.returncode)] + r.stdout.split()))' "$CVISOR" --root "$CV_ROOT" do --workspace "$CV_TMP/ws" --memory 32MB -- ./small
+	[ "$status" -eq 0 ]
+	# cvisor do exited with its program's status, 0 (its children were
+	# killed) or 137 (the OOM killer chose the program itself); -9: it
+	# was killed
+	[[ "${lines[0]}" =~ ^(0\ killed\ [1-9][0-9]*|137)$ ]]
+	assert_clean
+}
+
+@test "sandbox: on a v1 memory hierarchy the init, which shares cvisor do's memory, leaves the run's memory cgroup before the program starts" {
+	requires_root
+	requires python3
+	memory_on_v1 || skip "the memory controller is not on a v1 hierarchy"
+	"$CVISOR" --root "$CV_ROOT" do --memory 64MB --processes 64 -- sleep 4746 &
+	local pid=$! init program
+	cv_track_pid $pid
+	init="$(init_of 'sleep 4746')"
+	[ -n "$init" ]
+	program="$(pgrep -f '^sleep 4746$')"
+	run same_memory $pid $init
+	[ "$status" -eq 0 ]
+	[ "$output" = 0 ]
+	# the init is where cvisor do is, the program in the run's directory;
+	# in the other hierarchies the init stays in the run's
+	[ "$(grep -E ':memory:' "/proc/$init/cgroup")" = "$(grep -E ':memory:' "/proc/$pid/cgroup")" ]
+	[[ "$(grep -E ':memory:' "/proc/$program/cgroup")" == */do-$pid-* ]]
+	[[ "$(grep -E ':pids:' "/proc/$init/cgroup")" == */do-$pid-* ]]
+	kill -TERM $pid
+	local rc
+	wait_ended $pid
+	# the cgroup namespace is rooted at the run's directories: the init
+	# is seen above it
+	run cvisor do --memory 64MB -- sh -c 'grep :memory: /proc/self/cgroup; grep :memory: /proc/1/cgroup'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]##*:}" = / ]
+	[ "${lines[1]##*:}" = /.. ]
+	assert_clean
+}
+
+@test "sandbox: with a memory limit on cgroup v2 the init becomes a program of its own, not cvisor do's memory: a few pages for the OOM killer, out of the program's reach" {
+	requires_root
+	requires_memory_image
+	requires python3
+	"$CVISOR" --root "$CV_ROOT" do --memory 64MB -- sleep 4744 &
+	local pid=$! init rss
+	cv_track_pid $pid
+	init="$(init_of 'sleep 4744')"
+	[ -n "$init" ]
+	# its own memory: the OOM killer, which kills every process sharing
+	# its victim's, could not take cvisor do along with it
+	run same_memory $pid $init
+	[ "$status" -eq 0 ]
+	[ "$output" != 0 ]
+	rss="$(awk '/^VmRSS:/ { print $2 }' "/proc/$init/status")"
+	[ -n "$rss" ]
+	[ "$rss" -lt 64 ]
+	# from a sealed memfd that no one may read or write
+	[[ "$(readlink "/proc/$init/exe")" == "/memfd:cvisor-init (deleted)" ]]
+	[ "$(stat -L -c %a "/proc/$init/exe")" = 111 ]
+	run python3 -c 'import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+print(fcntl.fcntl(fd, 1034))' "/proc/$init/exe"
+	[ "$status" -eq 0 ]
+	[ "$output" = 15 ]
+	kill -TERM $pid
+	local rc
+	wait_ended $pid
+	# an image the init may not read: its execve left it non-dumpable
+	run cvisor do --memory 64MB -- python3 -c '
+import os
+for path, mode in (("/proc/1/mem", os.O_RDONLY), ("/proc/1/mem", os.O_WRONLY), ("/proc/1/environ", os.O_RDONLY)):
+    try:
+        os.close(os.open(path, mode))
+        print(path, mode, "ok")
+    except OSError as e:
+        print(path, mode, e.strerror)
+try:
+    print("exe", os.readlink("/proc/1/exe"), "ok")
+except OSError as e:
+    print("exe", e.strerror)
+'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"/proc/1/mem 0 Permission denied"* ]]
+	[[ "$output" == *"/proc/1/mem 1 Permission denied"* ]]
+	[[ "$output" == *"/proc/1/environ 0 Permission denied"* ]]
+	[[ "$output" == *"exe Permission denied"* ]]
+	[[ "$output" != *" ok"* ]]
+	assert_clean
+}
+
 @test "sandbox: with fs.suid_dumpable 1 a run with a memory limit forks (its init's execve would be dumpable)" {
 	requires_root
 	requires_image_init
@@ -590,7 +691,7 @@ teardown() {
 
 @test "sandbox: where memfds may not be executable (vm.memfd_noexec 2) a run with a memory limit forks" {
 	requires_root
-	requires_image_init
+	requires_memory_image
 	requires unshare
 	[ -e /proc/sys/vm/memfd_noexec ] || skip "no vm.memfd_noexec (Linux 6.3 and later have it)"
 	local rss

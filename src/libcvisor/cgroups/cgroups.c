@@ -1155,6 +1155,30 @@ int cv_cgroup_leave_open(const struct cv_cgroup *cg, int **fds, size_t *n, cv_er
 	return 0;
 }
 
+int cv_cgroup_memory_apart(const struct cv_cgroup *cg, const struct cv_cgroup_self_join *j, int *fds, size_t *n,
+			   struct cv_cgroup_memory_apart *out, cv_error_t *err)
+{
+	out->leave = out->join = -1;
+	if (*n != cg->n)
+		return 0; /* no way out of every directory: the init stays in all */
+	for (size_t k = 0; k < cg->n; k++) {
+		const struct cv_cg_dir *d = &cg->dirs[k];
+		if (d->unified || !key_has(d->key, "memory"))
+			continue;
+		for (size_t i = 0; i < j->n; i++) {
+			if (j->path[i] != d->path)
+				continue;
+			out->join = fcntl(j->fd[i], F_DUPFD_CLOEXEC, 3);
+			if (out->join < 0)
+				return cv_error_errno(err, "join cgroup `%s`: dup its tasks fd", d->path);
+			out->leave = fds[k];
+			fds[k] = fds[--*n];
+			return 1;
+		}
+	}
+	return 0;
+}
+
 #define CREATED_PREFIX "created:"
 
 static int kv_add(oci_kv_list *kv, const char *k1, const char *k2, const char *v, cv_error_t *err)

@@ -161,6 +161,22 @@ void cv_cgroup_self_join_close(struct cv_cgroup_self_join *j);
  * the init then stays to its exit. */
 int cv_cgroup_leave_open(const struct cv_cgroup *cg, int **fds, size_t *n, cv_error_t *err);
 
+/* The v1 memory directory, for a sandbox's init that shares the runtime's
+ * memory (lifecycle/shared-launch.h): the OOM killer of a memory cgroup
+ * kills every process that shares its victim's memory, the runtime too.
+ * The init joins it with the others (its cgroup namespace is rooted
+ * there), leaves it before the program starts, and the program joins it
+ * alone before its execve (process/init.h). Fills OUT with a copy of the
+ * directory's `tasks` fd of J and its leave fd, taken out of FDS (of
+ * cv_cgroup_leave_open; *N one less): 1. 0 when there is no v1 memory
+ * directory, or no way out of every directory (OUT -1s). */
+struct cv_cgroup_memory_apart {
+	int leave; /* `tasks` of the directory above the one cvisor made */
+	int join;  /* the directory's own `tasks` */
+};
+int cv_cgroup_memory_apart(const struct cv_cgroup *cg, const struct cv_cgroup_self_join *j, int *fds, size_t *n,
+			   struct cv_cgroup_memory_apart *out, cv_error_t *err);
+
 /* Persisting: the directories as "hierarchy" -> absolute path pairs (keys are
  * controller names, "unified" for the v2 directory) and the set cvisor
  * created, so a later command can act on and remove exactly those. */

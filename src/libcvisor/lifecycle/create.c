@@ -306,6 +306,7 @@ struct launch_work {
 	int image_fd;                    /* the init's own program (shared, with a memory limit) */
 	int *leave_fds;                  /* the init's way out of the cgroup (cv_cgroup_leave_open) */
 	size_t nleave;
+	struct cv_cgroup_memory_apart memory; /* the v1 memory cgroup kept from a shared init */
 };
 
 static void leave_fds_release(struct launch_work *w)
@@ -314,6 +315,8 @@ static void leave_fds_release(struct launch_work *w)
 		close(w->leave_fds[i]);
 	free(steal_pointer(&w->leave_fds));
 	w->nleave = 0;
+	cv_closep(&w->memory.leave);
+	cv_closep(&w->memory.join);
 }
 
 static void launch_work_release(struct launch_work *w, size_t mounts_len)
@@ -635,6 +638,7 @@ __attribute__((noreturn)) static void launch_child(const char *id, const struct 
 		.init_image_fd = w->image_fd,
 		.init_leave_fds = w->leave_fds,
 		.init_nleave = w->nleave,
+		.init_memory = w->memory.join >= 0 ? &w->memory : NULL,
 	};
 	cv_child_main(&cc);
 }
@@ -734,11 +738,20 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 			return r;
 		if (r == 0)
 			launch_unshare(w);
-		/* the init must not keep our memory, the OOM killer's choice
-		 * then (process/init-image.c); without its program (a memfd
-		 * policy that refuses executable ones), a fork */
+		/* The init must not be in the memory cgroup with our memory,
+		 * which its OOM killer would kill with it: a v1 one it leaves
+		 * before the program starts (cv_cgroup_memory_apart); else it
+		 * becomes a program of its own (process/init-image.c), or
+		 * without that program (a memfd policy that refuses executable
+		 * ones) the container process forks. */
 		cleanup_error cv_error_t image_err = NULL;
-		if (w->shared && memory_limit(L->spec) && (w->image_fd = cv_shared_launch_image_fd(&image_err)) < 0) {
+		r = w->shared && memory_limit(L->spec) && L->transient && w->cgjoin.n > 0
+			    ? cv_cgroup_memory_apart(L->c->cg, &w->cgjoin, w->leave_fds, &w->nleave, &w->memory, err)
+			    : 0;
+		if (r < 0)
+			return r;
+		if (w->shared && memory_limit(L->spec) && r == 0 &&
+		    (w->image_fd = cv_shared_launch_image_fd(&image_err)) < 0) {
 			cv_debug("the init's own program: %s; the container process forks", image_err->msg);
 			launch_unshare(w);
 		}
@@ -792,7 +805,7 @@ static int launch_clone(const char *id, struct launch *L, struct launch_work *w,
 		close(steal_fd(&w->sock_child));
 	if (w->status_w >= 0)
 		close(steal_fd(&w->status_w));
-	L->init_leaves = w->nleave > 0;
+	L->init_leaves = w->nleave > 0 || w->memory.leave >= 0;
 	leave_fds_release(w);
 	cv_closep(&w->image_fd);
 	cv_cgroup_self_join_close(&w->cgjoin);
@@ -1066,6 +1079,7 @@ static int launch(const struct cvisor_context *ctx, const char *id, struct launc
 				 .status_r = -1,
 				 .status_w = -1,
 				 .image_fd = -1,
+				 .memory = { .leave = -1, .join = -1 },
 				 .pruned = { .tree = -1 },
 				 .pidfd = -1,
 				 .master = -1,

@@ -309,7 +309,9 @@ void cv_process_finish(const struct cv_process_finish *f)
 					    .foreground = p->terminal,
 					    .image_fd = f->init_image_fd,
 					    .leave_fds = f->init_leave_fds,
-					    .nleave = f->init_nleave };
+					    .nleave = f->init_nleave,
+					    .memory_leave_fd = f->init_memory ? f->init_memory->leave : -1,
+					    .memory_join_fd = f->init_memory ? f->init_memory->join : -1 };
 		cv_init_exec(&is, &err);
 	} else if (execve(exe, args, envp) < 0)
 		cv_error_errno(&err, "exec `%s`", exe);

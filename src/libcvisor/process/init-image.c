@@ -2,7 +2,9 @@
  * whose container process shared the runtime's memory
  * (lifecycle/shared-launch.h). Such an init would keep the runtime's whole
  * image as its RSS, the likeliest victim of the sandbox's OOM killer, which
- * kills every process sharing its victim's memory: the runtime too.
+ * kills every process sharing its victim's memory: the runtime too. (A v1
+ * memory hierarchy needs none of this: the init leaves that cgroup before
+ * the program starts, cgroups.h: cv_cgroup_memory_apart.)
  *
  * Once the program runs, the container process (cv_init_exec) executes
  * this program, about a kB built freestanding and static (no C library:

@@ -28,7 +28,8 @@ struct program {
 	char *const *argv, *const *envp;
 	sigset_t mask; /* the program's signal mask: ours before the init's */
 	bool foreground;
-	int error; /* errno of the failed step, 0 when execve ran */
+	int memory_join; /* cv_init_start.memory_join_fd */
+	int error;       /* errno of the failed step, 0 when execve ran */
 	const char *step;
 };
 
@@ -60,6 +61,8 @@ static int start_program(void *arg)
 		if (fd == 3)
 			program_failed(p, ENOTTY, "make the program the terminal's foreground process group");
 	}
+	if (p->memory_join >= 0 && write(p->memory_join, "0", 1) != 1)
+		program_failed(p, errno, "join the memory cgroup");
 	if (sigprocmask(SIG_SETMASK, &p->mask, NULL) < 0)
 		program_failed(p, errno, "restore the program's signal mask");
 	execve(p->exe, p->argv, p->envp);
@@ -78,7 +81,14 @@ int cv_init_exec(const struct cv_init_start *s, cv_error_t *err)
 		return cv_error_errno(err, "init: prctl PR_SET_DUMPABLE");
 	if (prctl(PR_SET_NAME, "cvisor-init", 0, 0, 0) < 0)
 		return cv_error_errno(err, "init: prctl PR_SET_NAME");
-	struct program prog = { .exe = s->exe, .argv = s->argv, .envp = s->envp, .foreground = s->foreground };
+	struct program prog = { .exe = s->exe,
+				.argv = s->argv,
+				.envp = s->envp,
+				.foreground = s->foreground,
+				.memory_join = s->memory_join_fd };
+	/* out before the program runs: it may fill the cgroup at once */
+	if (s->memory_leave_fd >= 0 && write(s->memory_leave_fd, "0", 1) != 1)
+		return cv_error_errno(err, "init: leave the memory cgroup");
 	sigset_t all;
 	sigfillset(&all);
 	if (sigprocmask(SIG_SETMASK, &all, &prog.mask) < 0)

@@ -45,6 +45,12 @@ struct cv_init_start {
 	 * program ended and the namespace is empty, before the status */
 	const int *leave_fds;
 	size_t nleave;
+	/* The v1 memory cgroup kept from the init, which shares the runtime's
+	 * memory, so that its OOM killer never meets the runtime
+	 * (cv_cgroup_memory_apart): the init writes MEMORY_LEAVE before the
+	 * program starts, the program MEMORY_JOIN before its execve. -1
+	 * both when the init stays in it (no limit, or an image). */
+	int memory_leave_fd, memory_join_fd;
 };
 
 /* Starts the program as our child and becomes the init: never returns

@@ -554,6 +554,7 @@ void cv_child_main(const struct cv_child_config *c)
 		.init_image_fd = c->init_image_fd,
 		.init_leave_fds = c->init_leave_fds,
 		.init_nleave = c->init_nleave,
+		.init_memory = c->init_memory,
 	};
 	cv_process_finish(&f);
 fail:

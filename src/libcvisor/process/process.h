@@ -62,6 +62,8 @@ struct cv_child_config {
 	/* the init's way out of the cgroup at the end (cv_init_start) */
 	const int *init_leave_fds;
 	size_t init_nleave;
+	/* the v1 memory cgroup kept from the init (cv_init_start), or NULL */
+	const struct cv_cgroup_memory_apart *init_memory;
 };
 
 /* create's and run's container process, from its clone to execve. */
@@ -123,6 +125,7 @@ struct cv_process_finish {
 	int init_image_fd;         /* cv_init_start.image_fd */
 	const int *init_leave_fds; /* cv_init_start.leave_fds */
 	size_t init_nleave;
+	const struct cv_cgroup_memory_apart *init_memory; /* cv_init_start.memory_*_fd, or NULL */
 };
 __attribute__((noreturn)) void cv_process_finish(const struct cv_process_finish *f);
 
