@@ -21,13 +21,15 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 
+#include "early-prefault.h"
 #include "exe-guard.h"
 /* the binary's include path has no library folder */
 #include "../base/raw-syscall.h"
 
 /* The kernel enters with %rsp at argc and %rdx at the dynamic linker's
  * fini function (0 for a static binary), as _start expects them: both are
- * kept in callee-saved registers around the C call. */
+ * kept in callee-saved registers around the C calls. The writable pages
+ * are made first (early-prefault.c): the C library's start needs them. */
 __asm__(".text\n"
 	".globl cv_entry\n"
 	".type cv_entry,@function\n"
@@ -35,8 +37,9 @@ __asm__(".text\n"
 	"	endbr64\n"
 	"	mov %rsp, %rbx\n"
 	"	mov %rdx, %r12\n"
-	"	mov %rsp, %rdi\n"
 	"	and $-16, %rsp\n"
+	"	call cv_early_prefault\n"
+	"	mov %rbx, %rdi\n"
 	"	call cv_early_exec\n"
 	"	mov %rbx, %rsp\n"
 	"	mov %r12, %rdx\n"

@@ -2,7 +2,7 @@
 # exec, kill, delete, state, pause, update, events, spec, features): the
 # state store under --root, the container record and status, the hooks, the
 # cgroup of a container, the CVE-2019-5736 guard that every verb entering a container
-# passes (exe-guard-early.c and exe-guard-init.c are linked into the binary
+# passes (exe-guard-early.c, early-prefault.c and exe-guard-init.c are linked into the binary
 # only), the ABI checks of the entry points, the helper that enters
 # containers for a program embedding the library, and what only the cvisor
 # binary calls (src/include/cvisor-binary.h: the helper's binary side,

@@ -1,0 +1,8 @@
+/* The static binary's writable pages made before the C library starts
+ * (early-prefault.c). */
+#ifndef CVISOR_EARLY_PREFAULT_H
+#define CVISOR_EARLY_PREFAULT_H
+
+void cv_early_prefault(void);
+
+#endif
