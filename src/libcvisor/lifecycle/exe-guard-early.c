@@ -67,6 +67,7 @@ NO_LIBC void cv_early_exec(uintptr_t *sp)
 	bool ok = seals < 0 && cv_raw_syscall6(SYS_fstatfs, exe, (long)&sf, 0, 0, 0, 0) == 0;
 	if (cv_guard_image_safe(seals, ok, ok ? (unsigned long)sf.f_flags : 0)) {
 		cv_raw_syscall6(SYS_close, exe, 0, 0, 0, 0, 0);
+		cv_exe_guard_safe_at_entry = 1;
 		return;
 	}
 	/* a sandbox's program cannot write a root-owned image (the ACL's
@@ -77,6 +78,7 @@ NO_LIBC void cv_early_exec(uintptr_t *sp)
 		if ((acl == -ENODATA || acl == -EOPNOTSUPP) &&
 		    cv_guard_sandbox_image_safe(st.st_uid, st.st_mode, false)) {
 			cv_raw_syscall6(SYS_close, exe, 0, 0, 0, 0, 0);
+			cv_exe_guard_safe_at_entry = 1;
 			return;
 		}
 	}

@@ -24,7 +24,7 @@
  * verbs (state, kill, list ...) never enter a container and skip it. The
  * static binary on x86-64 takes the bind-mount step at its entry point,
  * before the C library starts (src/exe-guard-early.c); this constructor then
- * finds the image safe, or tries again with the fallback. The cost is one
+ * takes its verdict of a safe image, or tries again with the fallback. The cost is one
  * execve (~0.3 ms from the entry point; plus the copy on the memfd path);
  * the non-dumpable runtime remains as a second layer.
  *
@@ -155,6 +155,11 @@ void cv_exe_guard_protect(int argc, char **argv)
 	enum cv_guard_verb verb = cv_guard_verb(argc, argv);
 	if (verb != CV_GUARD_VERB_OTHER)
 		(void)reexec_sealed(verb, argv);
+}
+
+void cv_exe_guard_protected(void)
+{
+	guard_errno = 0;
 }
 
 bool cv_exe_guard_armed(void)

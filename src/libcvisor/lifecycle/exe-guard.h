@@ -83,6 +83,13 @@ static inline bool cv_guard_sandbox_image_safe(unsigned owner, unsigned mode, bo
  * container: returns only when the image is already safe or the step
  * failed (cv_exe_guard_check reports it), at once for other verbs. */
 void cv_exe_guard_protect(int argc, char **argv);
+/* The same verdict, already reached at the entry point (exe-guard-early.c):
+ * the image this process runs is safe. */
+void cv_exe_guard_protected(void);
+/* Set (to 1) by the entry point of the static binary when it found the image
+ * safe: defined in exe-guard-init.c, hidden so that the entry point reaches
+ * it relative to the instruction pointer, before the C library relocates. */
+extern int cv_exe_guard_safe_at_entry __attribute__((visibility("hidden")));
 /* Whether this process is the cvisor binary running such a verb, its image
  * protected or the attempt recorded; false in a program embedding the
  * library, whose container-entering calls go through the helper. */
