@@ -24,9 +24,9 @@
  * verbs (state, kill, list ...) never enter a container and skip it. The
  * static binary on x86-64 takes the bind-mount step at its entry point,
  * before the C library starts (src/exe-guard-early.c); this constructor then
- * takes its verdict of a safe image, or tries again with the fallback. The cost is one
- * execve (~0.3 ms from the entry point; plus the copy on the memfd path);
- * the non-dumpable runtime remains as a second layer.
+ * takes its verdict of a safe image, or tries again with the fallback. The
+ * cost is one execve (~0.3 ms from the entry point; plus the copy on the
+ * memfd path); the non-dumpable runtime remains as a second layer.
  *
  * A program embedding the library has no such constructor: it cannot
  * re-execute itself, and its own arguments are none of our business. Its
