@@ -48,6 +48,24 @@ __asm__(".text\n"
 
 #define NO_LIBC __attribute__((no_stack_protector))
 
+/* A sealed copy or a file on a read-only mount; for the sandbox verbs also
+ * a root-owned image their program cannot write (the ACL's absence reads
+ * ENODATA, or EOPNOTSUPP where there are none). As reexec_sealed judges
+ * it in exe-guard.c. */
+NO_LIBC static bool image_safe(long exe, enum cv_guard_verb verb)
+{
+	struct statfs sf;
+	long seals = cv_raw_syscall6(SYS_fcntl, exe, F_GET_SEALS, 0, 0, 0, 0);
+	bool ok = seals < 0 && cv_raw_syscall6(SYS_fstatfs, exe, (long)&sf, 0, 0, 0, 0) == 0;
+	if (cv_guard_image_safe(seals, ok, ok ? (unsigned long)sf.f_flags : 0))
+		return true;
+	struct stat st;
+	if (verb != CV_GUARD_VERB_SANDBOX || cv_raw_syscall6(SYS_fstat, exe, (long)&st, 0, 0, 0, 0) != 0)
+		return false;
+	long acl = cv_raw_syscall6(SYS_fgetxattr, exe, (long)"system.posix_acl_access", 0, 0, 0, 0);
+	return (acl == -ENODATA || acl == -EOPNOTSUPP) && cv_guard_sandbox_image_safe(st.st_uid, st.st_mode, false);
+}
+
 void cv_early_exec(uintptr_t *sp);
 
 NO_LIBC void cv_early_exec(uintptr_t *sp)
@@ -61,26 +79,11 @@ NO_LIBC void cv_early_exec(uintptr_t *sp)
 	long exe = cv_raw_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/exe", O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	if (exe < 0)
 		return;
-	/* already a sealed copy or on a read-only mount: nothing to do */
-	struct statfs sf;
-	long seals = cv_raw_syscall6(SYS_fcntl, exe, F_GET_SEALS, 0, 0, 0, 0);
-	bool ok = seals < 0 && cv_raw_syscall6(SYS_fstatfs, exe, (long)&sf, 0, 0, 0, 0) == 0;
-	if (cv_guard_image_safe(seals, ok, ok ? (unsigned long)sf.f_flags : 0)) {
+	/* safe as it is: nothing to do, and the constructor takes the verdict */
+	if (image_safe(exe, verb)) {
 		cv_raw_syscall6(SYS_close, exe, 0, 0, 0, 0, 0);
 		cv_exe_guard_safe_at_entry = 1;
 		return;
-	}
-	/* a sandbox's program cannot write a root-owned image (the ACL's
-	 * absence reads ENODATA, or EOPNOTSUPP where there are none) */
-	struct stat st;
-	if (verb == CV_GUARD_VERB_SANDBOX && cv_raw_syscall6(SYS_fstat, exe, (long)&st, 0, 0, 0, 0) == 0) {
-		long acl = cv_raw_syscall6(SYS_fgetxattr, exe, (long)"system.posix_acl_access", 0, 0, 0, 0);
-		if ((acl == -ENODATA || acl == -EOPNOTSUPP) &&
-		    cv_guard_sandbox_image_safe(st.st_uid, st.st_mode, false)) {
-			cv_raw_syscall6(SYS_close, exe, 0, 0, 0, 0, 0);
-			cv_exe_guard_safe_at_entry = 1;
-			return;
-		}
 	}
 	long tree = cv_raw_syscall6(SYS_open_tree, exe, (long)"", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH,
 				    0, 0, 0);
