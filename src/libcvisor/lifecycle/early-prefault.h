@@ -1,4 +1,4 @@
-/* The static binary's writable pages made before the C library starts
+/* The static binary's pages made before the C library starts
  * (early-prefault.c). */
 #ifndef CVISOR_EARLY_PREFAULT_H
 #define CVISOR_EARLY_PREFAULT_H
