@@ -8,9 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libmount.h>
+#include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -277,6 +280,31 @@ static int parse_globals(struct cv_cli *cli, int argc, char **argv, bool *exit_n
 	return 0;
 }
 
+/* The heap's first pages and the stack's next ones made in two calls, as
+ * the entry point made the binary's (lifecycle/early-prefault.c): a short
+ * command writes ~20 heap and ~5 stack pages, one page fault each, and on
+ * a virtual machine each an exit to the hypervisor. With the shared
+ * launch the container process writes there too. Only what a run uses
+ * anyway (abt, 2000 rounds: cvisor do true 0.985, with limits 0.980; the
+ * same peak RSS); a kernel without MADV_POPULATE_WRITE faults as before. */
+static void prefault_heap_and_stack(void)
+{
+#ifdef __GLIBC__
+	enum {
+		HEAP = 96 * 1024,
+		STACK = 32 * 1024
+	};
+	free(malloc(1)); /* the main arena, made with its top pad */
+	uintptr_t top = (uintptr_t)sbrk(0);
+	struct mallinfo2 mi = mallinfo2();
+	uintptr_t start = (top - mi.arena + 4095) & ~(uintptr_t)4095;
+	if (top > start)
+		(void)madvise((void *)start, top - start < HEAP ? top - start : HEAP, MADV_POPULATE_WRITE);
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0) & ~(uintptr_t)4095;
+	(void)madvise((void *)(sp - STACK), STACK, MADV_POPULATE_WRITE);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	struct cv_cli cli = { .ctx = { .struct_size = sizeof(struct cvisor_context), .rootless = -1 } };
@@ -285,6 +313,7 @@ int main(int argc, char **argv)
 	bool exit_now = false;
 	int status = 1;
 
+	prefault_heap_and_stack();
 	int helper = cv_helper_serve(&err);
 	if (helper < 0)
 		goto fail;
