@@ -44,6 +44,10 @@ check_PROGRAMS += tests/unit/test_sandbox
 TESTS += tests/unit/test_sandbox
 tests_unit_test_sandbox_SOURCES = tests/unit/test_sandbox.c tests/unit/tap.h
 tests_unit_test_sandbox_LDADD = libcvisor-core.la $(DEPS_LIBS)
+check_PROGRAMS += tests/unit/test_watcher
+TESTS += tests/unit/test_watcher
+tests_unit_test_watcher_SOURCES = tests/unit/test_watcher.c tests/unit/tap.h
+tests_unit_test_watcher_LDADD = libcvisor-core.la $(DEPS_LIBS)
 
 # systemd cgroup driver: path parsing, slice expansion and
 # the scope's D-Bus properties, without a bus

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -68,6 +69,34 @@ __attribute__((no_sanitize_address)) static int watcher_main(void *arg)
 	return 127;
 }
 
+/* The memory of a watcher that was reaped, kept for the next one: its
+ * munmap flushed the TLB of every CPU the supervisor, its init and the
+ * watcher ran on (~0.1 ms at the end of a run here), and a process's exit
+ * unmaps it anyway. Its size is in its first word while it waits. One is
+ * kept; a second is unmapped. */
+static _Atomic(void *) spare_mem;
+
+static void *memory_take(size_t *size)
+{
+	void *m = atomic_exchange(&spare_mem, NULL);
+	if (m && *(size_t *)m >= *size) {
+		*size = *(size_t *)m;
+		return m;
+	}
+	if (m)
+		munmap(m, *(size_t *)m);
+	m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static void memory_give_back(void *m, size_t size)
+{
+	void *none = NULL;
+	*(size_t *)m = size;
+	if (!atomic_compare_exchange_strong(&spare_mem, &none, m))
+		munmap(m, size);
+}
+
 /* ARGV laid out in W's memory after the header; the header filled. */
 static int watcher_memory(struct cv_watcher *w, char *const *argv, const int *drop, size_t ndrop, int rfd,
 			  struct watcher_args **out, cv_error_t *err)
@@ -79,12 +108,11 @@ static int watcher_memory(struct cv_watcher *w, char *const *argv, const int *dr
 		return cv_error(err, E2BIG, "sandbox watcher: %zu fds to close", ndrop);
 	size_t head = sizeof(struct watcher_args) + (argc + 1) * sizeof(char *) + strings;
 	w->mem_size = ((head + 4095) & ~(size_t)4095) + WATCHER_STACK;
-	w->mem = mmap(NULL, w->mem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (w->mem == MAP_FAILED) {
-		w->mem = NULL;
+	w->mem = memory_take(&w->mem_size);
+	if (!w->mem)
 		return cv_error_errno(err, "sandbox watcher: memory");
-	}
 	struct watcher_args *a = w->mem;
+	*a = (struct watcher_args){ 0 }; /* a kept one holds the last run's */
 	a->rfd = rfd;
 	a->wfd = w->wfd;
 	for (size_t i = 0; i < ndrop; i++)
@@ -168,6 +196,6 @@ void cv_watcher_release(struct cv_watcher *w)
 	}
 	/* its stack: never taken from under it */
 	if (w->mem && reaped)
-		munmap(w->mem, w->mem_size);
+		memory_give_back(w->mem, w->mem_size);
 	w->mem = NULL;
 }

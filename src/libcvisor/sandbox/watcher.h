@@ -24,7 +24,7 @@ struct cv_watcher {
 	pid_t pid; /* -1: none */
 	int pidfd; /* -1: none */
 	int wfd;   /* our end of the pipe, -1 once released */
-	void *mem; /* its stack and a copy of ARGV; unmapped once it is reaped */
+	void *mem; /* its stack and a copy of ARGV; kept for the next watcher once it is reaped */
 	size_t mem_size;
 };
 #define CV_WATCHER_INIT                                                                                                \
