@@ -617,19 +617,26 @@ static int read_self_cgroup(char *buf, size_t size, struct own_line *lines, size
 	return 0;
 }
 
-/* Mount point of a v1 hierarchy: /sys/fs/cgroup/<controllers> (the usual
- * name, also for co-mounted "cpu,cpuacct"), or /sys/fs/cgroup/<name> for
- * name=X hierarchies. */
-static int open_v1_root(const char *controllers, char *root, size_t size)
+/* A v1 hierarchy's mount point, /sys/fs/cgroup/<controllers> (the usual
+ * name, also for co-mounted "cpu,cpuacct", which may also be mounted under
+ * its first name alone), or /sys/fs/cgroup/<name> for name=X hierarchies;
+ * SUB (when not NULL) below it. Opened with FLAGS; PATH gets the path. */
+static int open_v1(const char *controllers, const char *sub, int flags, char *path, size_t size)
 {
 	const char *name = strncmp(controllers, "name=", 5) == 0 ? controllers + 5 : controllers;
-	int fd;
+	const char *sep = sub ? "/" : "";
+	int fd = -1;
 
-	snprintf(root, size, CGROUP_ROOT "/%s", name);
-	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	sub = sub ? sub : "";
+	if (snprintf(path, size, CGROUP_ROOT "/%s%s%s", name, sep, sub) >= (int)size)
+		errno = ENAMETOOLONG;
+	else
+		fd = open(path, flags);
 	if (fd < 0 && errno == ENOENT && strchr(name, ',')) {
-		snprintf(root, size, CGROUP_ROOT "/%.*s", (int)strcspn(name, ","), name);
-		fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (snprintf(path, size, CGROUP_ROOT "/%.*s%s%s", (int)strcspn(name, ","), name, sep, sub) >= (int)size)
+			errno = ENAMETOOLONG;
+		else
+			fd = open(path, flags);
 	}
 	return fd;
 }
@@ -652,32 +659,17 @@ static bool keys_meet(const char *key, const char *list)
 	return false;
 }
 
-/* The caller's own directory of hierarchy L (NAME its mount point under
- * CGROUP_ROOT), opened for reading in one call; -1 when it has none. */
-static int open_own_dir(const char *name, const char *own, bool retry_first_name)
-{
-	char path[PATH_MAX];
-	if (snprintf(path, sizeof(path), CGROUP_ROOT "/%s/%s", name, own) >= (int)sizeof(path))
-		return -1;
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	/* "cpu,cpuacct" may be mounted as /sys/fs/cgroup/cpu alone */
-	if (fd < 0 && errno == ENOENT && retry_first_name && strchr(name, ',') &&
-	    snprintf(path, sizeof(path), CGROUP_ROOT "/%.*s/%s", (int)strcspn(name, ","), name, own) <
-		    (int)sizeof(path))
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd;
-}
-
 int cv_cgroup_remove_stale(const char *controllers, bool (*stale)(const char *name, void *arg), void *arg,
 			   unsigned *removed, cv_error_t *err)
 {
-	char buf[4096];
+	char buf[4096], path[PATH_MAX];
 	struct own_line lines[64];
 	size_t nlines = 0;
 	enum cv_cgroup_layout layout;
 	*removed = 0;
 	if (cv_cgroup_layout(&layout, err) < 0 || read_self_cgroup(buf, sizeof(buf), lines, 64, &nlines, err) < 0)
 		return -1;
+	const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
 	for (size_t i = 0; i < nlines; i++) {
 		const struct own_line *l = &lines[i];
 		const char *own = l->path;
@@ -692,11 +684,13 @@ int cv_cgroup_remove_stale(const char *controllers, bool (*stale)(const char *na
 		if (l->v2) {
 			if (layout == CV_CGROUP_LEGACY)
 				continue;
-			dfd = open_own_dir(layout == CV_CGROUP_UNIFIED ? "." : "unified", own, false);
+			if (snprintf(path, sizeof(path), "%s/%s",
+				     layout == CV_CGROUP_UNIFIED ? CGROUP_ROOT : UNIFIED_HYBRID,
+				     own) < (int)sizeof(path))
+				dfd = open(path, flags);
 		} else if (layout != CV_CGROUP_UNIFIED && *l->controllers &&
 			   (!controllers || keys_meet(l->controllers, controllers))) {
-			const char *c = l->controllers;
-			dfd = open_own_dir(strncmp(c, "name=", 5) == 0 ? c + 5 : c, own, true);
+			dfd = open_v1(l->controllers, own, flags, path, sizeof(path));
 		}
 		if (dfd < 0)
 			continue;
@@ -839,7 +833,7 @@ static int make_hierarchy(struct cv_cgroup *cg, const struct cv_cgroup_config *c
 	} else {
 		if (layout == CV_CGROUP_UNIFIED || !*l->controllers)
 			return 0;
-		rootfd = open_v1_root(l->controllers, root, sizeof(root));
+		rootfd = open_v1(l->controllers, NULL, O_PATH | O_DIRECTORY | O_CLOEXEC, root, sizeof(root));
 	}
 	if (rootfd < 0) {
 		cv_debug("cgroup: hierarchy \"%s\" is not mounted at %s: %m", l->controllers, root);
