@@ -624,16 +624,15 @@ static int read_self_cgroup(char *buf, size_t size, struct own_line *lines, size
 static int open_v1(const char *controllers, const char *sub, int flags, char *path, size_t size)
 {
 	const char *name = strncmp(controllers, "name=", 5) == 0 ? controllers + 5 : controllers;
-	const char *sep = sub ? "/" : "";
+	/* the whole name, then (co-mounted, not found) its first controller */
+	const int lens[2] = { (int)strlen(name), (int)strcspn(name, ",") };
 	int fd = -1;
 
-	sub = sub ? sub : "";
-	if (snprintf(path, size, CGROUP_ROOT "/%s%s%s", name, sep, sub) >= (int)size)
-		errno = ENAMETOOLONG;
-	else
-		fd = open(path, flags);
-	if (fd < 0 && errno == ENOENT && strchr(name, ',')) {
-		if (snprintf(path, size, CGROUP_ROOT "/%.*s%s%s", (int)strcspn(name, ","), name, sep, sub) >= (int)size)
+	for (int i = 0; i < 2 && fd < 0; i++) {
+		if (i == 1 && (errno != ENOENT || lens[1] == lens[0]))
+			break;
+		if (snprintf(path, size, CGROUP_ROOT "/%.*s%s%s", lens[i], name, sub ? "/" : "", sub ? sub : "") >=
+		    (int)size)
 			errno = ENAMETOOLONG;
 		else
 			fd = open(path, flags);
