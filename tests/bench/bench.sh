@@ -16,7 +16,8 @@
 #   do          `cvisor do /bin/true`, without and with limits (--do-flags),
 #               against bubblewrap with the same isolation and seccomp filter
 #               but no limits, and lean-do.c, that isolation in straight
-#               system calls (what cvisor do's generality costs); the floor
+#               system calls (what cvisor do's generality costs), also with
+#               the cgroups of the limits (lean-limits); the floor
 #               is `unshare -Urmpuin --fork /bin/true` (the namespaces alone,
 #               no mount, no filter).
 #   library     libcvisor's cvisor_run against `cvisor do` and bubblewrap
@@ -83,9 +84,12 @@ usage: bench.sh [OPTIONS]
                            run, exec:   cvisor,crun,runc,floor
                            concurrent:  cvisor,crun,runc
                            podman:      cvisor,crun (runc also accepted)
-                           do:          cvisor-do,cvisor-do-limits,bwrap,lean,floor
+                           do:          cvisor-do,cvisor-do-limits,bwrap,lean,
+                                        lean-limits,floor
                                         (lean: lean-do.c, the same isolation
-                                        in straight system calls, static)
+                                        in straight system calls, static;
+                                        lean-limits: with the cgroups of
+                                        --do-flags' --memory and --processes)
   --config plain|engine|both
                          which config.json (default: both in run, engine
                          in concurrent and exec)
@@ -185,7 +189,7 @@ case $MODE in
     run|exec) : "${RUNTIMES:=cvisor,crun,runc,floor}" ;;
     concurrent) : "${RUNTIMES:=cvisor,crun,runc}" ;;
     podman) : "${RUNTIMES:=cvisor,crun}" ;;
-    do) : "${RUNTIMES:=cvisor-do,cvisor-do-limits,bwrap,lean,floor}" ;;
+    do) : "${RUNTIMES:=cvisor-do,cvisor-do-limits,bwrap,lean,lean-limits,floor}" ;;
 esac
 case $MODE in run) : "${CONFIG:=both}" ;; *) : "${CONFIG:=engine}" ;; esac
 case $CONFIG in
@@ -196,6 +200,16 @@ esac
 case $SECCOMP_CACHE in warm|off) ;; *) echo "bench: --seccomp-cache must be warm or off, got \`$SECCOMP_CACHE\`" >&2; exit 2 ;; esac
 [ "$PHASES" = 0 ] || case $MODE in run|do) ;; *) echo "bench: --phases is for --mode run or do" >&2; exit 2 ;; esac
 read -r -a DO_ARGV <<<"$DO_FLAGS"
+# lean-limits: the limits of --do-flags that lean-do makes (the cgroups of
+# --memory and --processes); LEAN_SKIP names one it does not make
+LEAN_ARGV=() LEAN_SKIP=
+for ((i = 0; i < ${#DO_ARGV[@]}; i++)); do
+    case ${DO_ARGV[i]} in
+        --memory=*|--processes=*) LEAN_ARGV+=("${DO_ARGV[i]%%=*}" "${DO_ARGV[i]#*=}") ;;
+        --memory|--processes) LEAN_ARGV+=("${DO_ARGV[i]}" "${DO_ARGV[i + 1]}"); i=$((i + 1)) ;;
+        *) LEAN_SKIP=${DO_ARGV[i]} ;;
+    esac
+done
 
 [ "$(id -u)" = 0 ] || die "must run as root (runtimes need namespaces and cgroups)"
 for tool in jq cc unshare xargs; do
@@ -425,6 +439,7 @@ rt_binary_ok() {
         cvisor|cvisor-do|cvisor-do-limits) [ -n "$CVISOR_BIN" ] && [ -x "$CVISOR_BIN" ] ;;
         crun|runc|bwrap|podman) command -v "$1" >/dev/null ;;
         lean) [ "$MODE" = do ] ;;
+        lean-limits) [ "$MODE" = do ] && [ -z "$LEAN_SKIP" ] && [ ${#LEAN_ARGV[@]} -gt 0 ] ;;
         floor) command -v unshare >/dev/null && { [ "$MODE" != exec ] || command -v nsenter >/dev/null; } ;;
         *) return 1 ;;
     esac
@@ -490,6 +505,9 @@ cmd() {
         do/lean)
             FD9=$W/do-seccomp.bpf
             CMD=("$W/lean-do" "${argv[@]}") ;;
+        do/lean-limits)
+            FD9=$W/do-seccomp.bpf
+            CMD=("$W/lean-do" "${LEAN_ARGV[@]}" "${argv[@]}") ;;
         *) die "runtime \`$rt\` has no $MODE mode" ;;
     esac
 }
@@ -570,12 +588,16 @@ do_seccomp_filter() {
 }
 
 add_key() {   # add_key KEY RUNTIME CONFIG
+    if [ "$MODE/$2" = do/lean-limits ] && { [ -n "$LEAN_SKIP" ] || [ ${#LEAN_ARGV[@]} -eq 0 ]; }; then
+        echo "bench: $1: skipped: lean-do makes the cgroups of --memory and --processes only, --do-flags is \`$DO_FLAGS\`" >&2
+        return 1
+    fi
     rt_binary_ok "$2" || { echo "bench: $1: skipped: \`$2\` is not installed or not a runtime of mode $MODE" >&2; return 1; }
     K_RT[$1]=$2; K_CFG[$1]=$3; K_DIR[$1]=$W/b-${1//\//-}
     case $MODE/$2 in
         do/bwrap)
             do_seccomp_filter || { echo "bench: $1: skipped: cannot take cvisor do's seccomp filter" >&2; return 1; } ;;
-        do/lean)
+        do/lean|do/lean-limits)
             do_seccomp_filter || { echo "bench: $1: skipped: cannot take cvisor do's seccomp filter" >&2; return 1; }
             cc -O2 -Wall -Wextra -Werror -static -o "$W/lean-do" "$HERE/lean-do.c" ||
                 { echo "bench: $1: skipped: cannot build lean-do.c statically" >&2; return 1; } ;;

@@ -44,6 +44,8 @@ bench_is_clean() {
 	[ ! -e "$w" ]
 	run find /sys/fs/cgroup -mindepth 2 -maxdepth 12 -path "*/$ids-*"
 	[ -z "$output" ]
+	run find /sys/fs/cgroup -mindepth 2 -maxdepth 12 -name "lean-do-*"
+	[ -z "$output" ]
 	run unshare -m --propagation private sh -c \
 		'! mountpoint -q /sys/fs/cgroup/unified || umount /sys/fs/cgroup/unified; find /sys/fs/cgroup/unified -path "*/$1-*"' \
 		sh "$ids"
@@ -131,9 +133,42 @@ installed() { command -v "$1" >/dev/null; }
 	row cvisor-do-limits
 	row bwrap
 	row lean
+	row lean-limits
 	ratio bwrap/cvisor-do
 	ratio bwrap/cvisor-do-limits
 	ratio lean/cvisor-do
+	ratio lean-limits/cvisor-do-limits
+}
+
+@test "bench: lean-do --memory --processes runs the program in cgroups of its own with the limits, removed after" {
+	cc -O2 -Wall -Wextra -Werror -static -o "$CV_TMP/lean-do" "$CVISOR_SRCDIR/tests/bench/lean-do.c"
+	local own
+	own=$(sed -n 's/^[0-9]*:memory:\(.*\)$/\1/p' /proc/self/cgroup)
+	if [ -n "$own" ]; then
+		run "$CV_TMP/lean-do" --memory 64MB --processes 16 sh -c \
+			'cat /proc/self/cgroup; cat /sys/fs/cgroup/memory$(sed -n "s/^[0-9]*:memory://p" /proc/self/cgroup)/memory.limit_in_bytes /sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup)/pids.max'
+		[ "$status" -eq 0 ]
+		[[ "$output" == *":memory:${own%/}/lean-do-"* ]]
+		[[ "$output" == *":pids:"*"/lean-do-"* ]]
+		[[ "$output" == *$'\n67108864\n16'* ]]
+	else
+		run "$CV_TMP/lean-do" --memory 64MB --processes 16 sh -c \
+			'cat /sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)/memory.max /sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)/pids.max'
+		[ "$status" -eq 0 ]
+		[ "$output" = $'67108864\n16' ]
+	fi
+	run find /sys/fs/cgroup -mindepth 2 -maxdepth 12 -name "lean-do-*"
+	[ -z "$output" ]
+	# a size it cannot read: refused before anything is made
+	run "$CV_TMP/lean-do" --memory 1.5g true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"not a size: 1.5g"* ]]
+	# a limit the kernel refuses: the cgroup made is removed again
+	run -127 "$CV_TMP/lean-do" --processes nonsense true
+	[ "$status" -eq 127 ]
+	[[ "$output" == *"pids.max"* ]]
+	run find /sys/fs/cgroup -mindepth 2 -maxdepth 12 -name "lean-do-*"
+	[ -z "$output" ]
 }
 
 @test "bench: seccomp-dump takes the filter cvisor do loaded; bwrap and lean-do with it refuse what cvisor do refuses" {
