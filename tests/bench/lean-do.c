@@ -42,12 +42,16 @@
 
 static void remove_cgroups(void);
 static pid_t maker; /* the process that made the cgroups removes them */
+static pid_t child; /* in them, ended first */
 
 static void die(const char *what)
 {
 	perror(what);
-	if (getpid() == maker)
+	if (getpid() == maker) {
+		if (child > 0 && kill(child, SIGKILL) == 0)
+			(void)waitpid(child, NULL, 0);
 		remove_cgroups();
+	}
 	_exit(127);
 }
 
@@ -95,8 +99,11 @@ static void own_cgroup(const char *key, char *out, size_t size)
 	}
 	if (f)
 		fclose(f);
-	if (!out[0])
-		die(key[0] ? key : "the v2 line of /proc/self/cgroup");
+	if (!out[0]) {
+		errno = ENOENT;
+		die(key[0] ? "our cgroup in /proc/self/cgroup (v1 controller)"
+			   : "our cgroup in /proc/self/cgroup (v2)");
+	}
 }
 
 static void make_cgroup(const char *mount, const char *key, const char *const *files, const char *const *values,
@@ -268,6 +275,7 @@ int main(int argc, char **argv)
 		die("clone3");
 	if (pid > 0) {
 		char p[64];
+		child = pid;
 		close(sync[0]);
 		for (size_t i = 0; i < ncgs; i++)
 			close(cgs[i].join);
@@ -281,6 +289,7 @@ int main(int argc, char **argv)
 		int st;
 		if (waitpid(pid, &st, 0) < 0)
 			die("waitpid");
+		child = 0;
 		remove_cgroups();
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	}
