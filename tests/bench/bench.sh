@@ -438,8 +438,7 @@ rt_binary_ok() {
     case $1 in
         cvisor|cvisor-do|cvisor-do-limits) [ -n "$CVISOR_BIN" ] && [ -x "$CVISOR_BIN" ] ;;
         crun|runc|bwrap|podman) command -v "$1" >/dev/null ;;
-        lean) [ "$MODE" = do ] ;;
-        lean-limits) [ "$MODE" = do ] && [ -z "$LEAN_SKIP" ] && [ ${#LEAN_ARGV[@]} -gt 0 ] ;;
+        lean|lean-limits) [ "$MODE" = do ] ;;
         floor) command -v unshare >/dev/null && { [ "$MODE" != exec ] || command -v nsenter >/dev/null; } ;;
         *) return 1 ;;
     esac

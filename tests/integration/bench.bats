@@ -149,7 +149,7 @@ installed() { command -v "$1" >/dev/null; }
 			'cat /proc/self/cgroup; cat /sys/fs/cgroup/memory$(sed -n "s/^[0-9]*:memory://p" /proc/self/cgroup)/memory.limit_in_bytes /sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup)/pids.max'
 		[ "$status" -eq 0 ]
 		[[ "$output" == *":memory:${own%/}/lean-do-"* ]]
-		[[ "$output" == *":pids:"*"/lean-do-"* ]]
+		grep -Eq '^[0-9]+:pids:.*/lean-do-[0-9]+$' <<<"$output"
 		[[ "$output" == *$'\n67108864\n16'* ]]
 	else
 		run "$CV_TMP/lean-do" --memory 64MB --processes 16 sh -c \
